@@ -10,6 +10,9 @@ the encoding it follows), so an object's memoised GET bytes (`store.get_rendered
 """
 from __future__ import annotations
 
+import re
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
@@ -19,3 +22,12 @@ def escape_html(text: str) -> str:
         if ch in text:
             text = text.replace(ch, esc)
     return text
+
+
+def utf8_bytes(text: str) -> bytes:
+    """JSON text's UTF-8 bytes; a byte that was not UTF-8 (kept surrogate-escaped: a query value's, http/goquery.py)
+    written as the escape `\\ufffd`, as `appendString` writes each such byte (it can only stand in a string)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(r"\\ufffd", text).encode("utf-8")

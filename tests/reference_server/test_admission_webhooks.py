@@ -150,6 +150,21 @@ def test_the_review_sends_the_object_as_its_go_type_encodes_it(server, hook, ns)
         unconfigure(server, MUTATING, cfg)
 
 
+def test_the_review_writes_a_query_byte_that_is_not_utf8_as_go_does(server, hook, ns):
+    """The options' `fieldManager` keeps the query's byte (http/goquery.py); Go's encoding/json writes it `\\ufffd`
+    in the review it posts (the escape, not U+FFFD's own bytes)."""
+    cfg = configure(server, "validatingwebhookconfigurations", ns,
+                    clientConfig={"url": f"{hook.url}/allow", "caBundle": hook.ca_bundle})
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/configmaps?fieldManager=a%FFb",
+                          json={"metadata": {"name": "bytes"}, "data": {"a": "b"}})
+        assert r.status_code == 201, r.text
+        assert hook.reviews[-1][1]["request"]["options"]["fieldManager"] == "a\ufffdb"
+        assert b'"fieldManager":"a\\ufffdb"' in hook.raw[-1]
+    finally:
+        unconfigure(server, "validatingwebhookconfigurations", cfg)
+
+
 def test_validating_webhook_allows_and_denies(server, hook, ns):
     cfg = configure(server, "validatingwebhookconfigurations", ns,
                     clientConfig={"url": f"{hook.url}/deny", "caBundle": hook.ca_bundle})

@@ -362,3 +362,21 @@ def test_limitrange_cluster_wide(run):
     a, b = c.ns("a"), c.ns("b")
     c.limit_range(a, {"type": "Container", "min": {"cpu": "100m"}})
     assert c.pod(b, "p", {"requests": {"cpu": "50m"}}).status_code == 403
+
+
+def test_field_selector_deviations_read_the_selector_as_the_parser_does(run):
+    """registry/namespace.py `predicate`: its deviations see the terms `fields.ParseSelector` sees (an escaped
+    comma is data, not a separator), and leave a selector the parser refuses to the store's own 400."""
+    _, c = run("unknown-field-selector-ignored")
+    c.ns("a")
+    r = c.get("/api/v1/namespaces", params={"fieldSelector": "metadata.name=a\\,b,spec.x=y"})
+    assert r.status_code == 200 and r.json()["items"] == []  # `metadata.name` is "a,b"; `spec.x` is ignored
+    r = c.get("/api/v1/namespaces", params={"fieldSelector": "metadata.name=a,spec.x=y\\,z"})
+    assert [i["metadata"]["name"] for i in r.json()["items"]] == ["a"]
+    _, c = run("phase-field-selector-unsupported")
+    r = c.get("/api/v1/namespaces", params={"fieldSelector": "metadata.name=x\\,status.phase==y"})
+    assert (r.status_code, r.json()["message"]) == (400, "invalid field selector: unescaped character in value: 61")
+    r = c.get("/api/v1/namespaces", params={"fieldSelector": "metadata.name=x\\,status.phase\\=y"})
+    assert r.status_code == 200 and r.json()["items"] == []
+    r = c.get("/api/v1/namespaces", params={"fieldSelector": "metadata.name=x,status.phase=y"})
+    assert (r.status_code, r.json()["message"]) == (400, "field label not supported: status.phase")

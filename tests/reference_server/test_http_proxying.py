@@ -196,6 +196,22 @@ def test_an_empty_path_redirects_and_a_redirect_stays_below_the_proxy(http: requ
     assert (r.status_code, r.headers["Location"]) == (302, f"/api/v1/namespaces/{ns}/services/s:80/proxy/elsewhere/page")
 
 
+def test_the_query_goes_on_as_the_client_sent_it(url: str, ns: str) -> None:
+    """upgradeaware.go `loc.RawQuery = req.URL.RawQuery` and `proxyRedirectsforRootPath`'s `req.URL.RawQuery`:
+    the bytes after `?`, escapes and all (not the query decoded, nor the pairs Go's `Query()` would drop)."""
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
+    query = "a=%26b&c=d%20e+f;g&h=%zz&i=%FF"
+    conn = HTTPConnection(host, int(port), timeout=10)
+    conn.request("GET", f"/api/v1/namespaces/{ns}/pods/p/proxy/echo?{query}")
+    got = conn.getresponse()
+    assert got.status == 200 and json.loads(got.read())["path"] == f"/echo?{query}"
+    conn.request("GET", f"/api/v1/namespaces/{ns}/services/s:80/proxy?{query}")
+    got = conn.getresponse()
+    assert (got.status, got.getheader("Location")) == (301, f"/api/v1/namespaces/{ns}/services/s:80/proxy/?{query}")
+    got.read()
+    conn.close()
+
+
 def test_an_html_answer_has_its_links_below_the_proxy(http: requests.Session, url: str, ns: str) -> None:
     """transport.go's rewriteHTML over x/net/html's tokens: start tags re-serialised (names lowercased, values
     double-quoted and escaped), absolute paths moved below the proxy path, relative and other hosts' links kept,

@@ -61,15 +61,16 @@ def manager_or_user_agent(manager: str | None, user_agent: str | None) -> str:
 
 def validate_manager(manager: str) -> list[E.FieldError]:
     """`ValidateFieldManager`: at most 128 bytes, printable characters only (`unicode.IsPrint`; the message's
-    `%#U` adds the character itself only where it is printable, so never here)."""
+    `%#U` adds the character itself only where it is printable, so never here). A query's byte that is not UTF-8
+    (surrogate-escaped, http/goquery.py) counts one byte and is `range`'s `utf8.RuneError`, which is printable."""
     errs = []
-    if len(manager.encode()) > MAX_MANAGER_LENGTH:
+    if len(manager.encode("utf-8", "surrogateescape")) > MAX_MANAGER_LENGTH:
         errs.append(E.FieldError("FieldValueTooLong", "fieldManager",
                                  f"Too long: may not be more than {MAX_MANAGER_LENGTH} bytes"))
     for i, ch in enumerate(manager):
-        if not gounicode.is_print(ch):
+        if not gounicode.is_print(ch) and not "\udc80" <= ch <= "\udcff":
             errs.append(E.field_invalid("fieldManager", manager, f"invalid character U+{ord(ch):04X}"
-                                        f" (at position {len(manager[:i].encode())})"))
+                                        f" (at position {len(manager[:i].encode('utf-8', 'surrogateescape'))})"))
     return errs
 
 

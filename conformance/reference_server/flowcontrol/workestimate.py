@@ -23,11 +23,11 @@ k8s.io/apiserver v0.33.1).
 from __future__ import annotations
 
 import math
-import re
 import time
 from typing import Any, Callable, Mapping, NamedTuple
 
 from ..memo import remember
+from ..paramcodec import NumError, parse_int
 
 MINIMUM_SEATS = 1
 MAXIMUM_SEATS_LIMIT = 10
@@ -39,7 +39,6 @@ _READ_ONLY = frozenset({"get", "list", "watch", "proxy"})
 MUTATING_VERBS = frozenset({"create", "update", "patch", "delete"})
 _BUILTIN_INDEXES = {"pods": "spec.nodeName"}
 _UNSET = "<unset>"
-_INT = re.compile(r"[+-]?[0-9]+")
 
 
 def seats_times_duration(seats: float, duration_ns: int) -> int:
@@ -80,12 +79,14 @@ def _first(query: Mapping[str, Any], key: str) -> str | None:
 
 
 def _int_option(value: str | None) -> tuple[bool, int]:
-    """`Convert_Slice_string_To_int64` (`strconv.ParseInt`): (decoded?, value)."""
-    if value is None or value == "":
+    """`Convert_Slice_string_To_int64` / `..._To_Pointer_int64` (`strconv.ParseInt`): (decoded?, value). Only an
+    absent parameter is 0: an empty one fails to parse, as the handler's own decoding (paramcodec.py) refuses it."""
+    if value is None:
         return True, 0
-    if _INT.fullmatch(value) is None or not -(1 << 63) <= int(value) < (1 << 63):
+    try:
+        return True, parse_int(value)
+    except NumError:
         return False, 0
-    return True, int(value)
 
 
 def _list_from_storage(query: Mapping[str, Any], limit: int) -> bool:

@@ -9,7 +9,8 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from aiohttp import HttpVersion11, web
-from multidict import istr
+from aiohttp.helpers import reify
+from multidict import MultiDictProxy, istr
 
 from .. import apierrors as E
 from . import aggregated, apiservice_groups, priority_fairness
@@ -21,6 +22,7 @@ from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_re
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
 from .authz import REQUESTER
+from .goquery import request_query
 from .handlers import Handlers, add_deprecation_warning
 from .peercert import certificate_user
 from .pretty import pretty_hook
@@ -61,6 +63,11 @@ class App:
                 """The same hooks, for an answer http/fastwrite.py writes without aiohttp's `prepare`."""
                 for hook in on_prepare:
                     hook(self, response)
+
+            @reify
+            def query(self) -> MultiDictProxy[str]:  # type: ignore[override]
+                """`req.URL.Query()` of the request line's bytes (goquery.py), not yarl's reading of them."""
+                return request_query(self._message.path)
 
             def get(self, key: Any, default: Any = None) -> Any:
                 """The request's state by key (the mapping aiohttp keeps it in): `MutableMapping.get` would

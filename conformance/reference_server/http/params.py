@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from multidict import MultiDict, MultiDictProxy
-
 from .. import apierrors as E
 from .. import paramcodec as C
 from ..fieldmanager.manager import manager_or_user_agent, validate_manager
 from ..registry import DeleteOptions, ListOptions, fieldselector
 from ..registry.labelselector import SelectorSyntaxError
+from . import goquery
 
 MAX_BODY = 3 * 1024 * 1024
-NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())  # what `request.query` is without a query string
+NO_QUERY = goquery.NO_QUERY  # what `request.query` is without a query string (or with nothing Go reads in it)
 
 
 def truthy(value: str | None) -> bool:

@@ -31,6 +31,7 @@ from yarl import URL
 from .. import apierrors as E
 from ..gonet.strconv import quote
 from ..registry.podconnect import Location, escaped_path, global_unicast, go_path_join
+from .goquery import raw_query
 from .htmlrewrite import rewrite_body
 
 DIAL_TIMEOUT = 30.0  # http.DefaultTransport's net.Dialer
@@ -162,11 +163,12 @@ async def serve(request: web.Request, loc: Location, *, wrap: bool, upgrade_requ
     if not path.endswith("/") and request.path.endswith("/"):
         path += "/"
     if not path and request.method in ("GET", "HEAD"):  # proxyRedirectsforRootPath (issue 4958)
-        query = f"?{request.query_string}" if request.query_string else ""
-        return web.Response(status=301, headers={"Location": f"{request.path}/{query}"})  # the decoded path
+        query = raw_query(request.raw_path)  # `req.URL.RawQuery`: as sent, not decoded
+        location = f"{request.path}/{'?' + query if query else ''}"  # `req.URL.Path`: the decoded path
+        return web.Response(status=301, headers={"Location": location})
     suffix = loc.path + ("/" if request.path.endswith("/") and not loc.path.endswith("/") else "")
     prepend = request.path[:-len(suffix)] if suffix and request.path.endswith(suffix) else request.path
-    target = Location(loc.scheme, loc.host, loc.port, path, request.query_string, loc.kubelet)
+    target = Location(loc.scheme, loc.host, loc.port, path, raw_query(request.raw_path), loc.kubelet)
     return await _round_trip(request, target, prepend if wrap else None)
 
 

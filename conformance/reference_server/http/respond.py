@@ -14,7 +14,7 @@ from . import hooks
 from .chain_headers import DroppedAnswer
 from .fastwrite import json_response
 from ..memo import remember
-from ..gojsonhtml import escape_html
+from ..gojsonhtml import escape_html, utf8_bytes
 from ..gojsonnum import encode as go_encode
 from ..wire.goyamlout import dumps as yaml_dumps
 
@@ -32,14 +32,14 @@ _PROTOBUF_OK: dict[tuple[Any, Any], bool] = {}  # protobuf_ok's
 def dumps(obj: Any, html: bool = True) -> bytes:
     """Compact JSON, numbers as Go's encoding/json writes them (gojsonnum.py: `2`, not `2.0`), HTML characters
     escaped as it does unless `html` is False."""
-    return go_encode(obj, _ENCODER.encode(obj), html).encode("utf-8")
+    return utf8_bytes(go_encode(obj, _ENCODER.encode(obj), html))
 
 
 def dumps_line(obj: Any) -> bytes:
     """An API object's JSON body as apimachinery's serializer writes it (`runtime/serializer/json/json.go`
     `doEncode`: Go's `json.Encoder.Encode`, compact and ending in a newline): every object, list and Status
     kube-apiserver answers in JSON ends so. Not `/version` or the OpenAPI documents (`json.Marshal*`)."""
-    return (go_encode(obj, _ENCODER.encode(obj)) + "\n").encode("utf-8")
+    return utf8_bytes(go_encode(obj, _ENCODER.encode(obj)) + "\n")
 
 
 def _negotiate(accept: str | None, transforms: tuple[str, ...], protobuf: bool = False) -> tuple[str, str | None, str]:
@@ -204,7 +204,7 @@ def raw_json_response(obj: Any, status: int = 200, headers: Mapping[str, str] | 
     accepts no media type the endpoint serves): `json.MarshalIndent(obj, "", "  ")`, no trailing newline,
     whatever the client's Accept."""
     body = escape_html(json.dumps(obj, indent=2, separators=(",", ": "), ensure_ascii=False))
-    return web.Response(body=body.encode("utf-8"), status=status, content_type=JSON, headers=headers)
+    return web.Response(body=utf8_bytes(body), status=status, content_type=JSON, headers=headers)
 
 
 def panic_dropped() -> web.Response:

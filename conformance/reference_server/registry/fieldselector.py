@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..gonet.strconv import to_bytes
 from .labelselector import SelectorSyntaxError
 
-__all__ = ["FieldTerm", "parse", "unescape_value"]
+__all__ = ["FieldTerm", "escape_value", "parse", "term_text", "unescape_value"]
 
 _OPERATORS = ("!=", "==", "=")  # `termOperators`: `==` before `=`, so no `=` is left on the value
 
@@ -75,10 +76,24 @@ def unescape_value(s: str) -> str:
     return "".join(out)
 
 
+def escape_value(s: str) -> str:
+    """`EscapeValue`: `\\`, `,` and `=` escaped, so the term reads back as it was (`hasTerm.String`)."""
+    if not any(c in s for c in "\\,="):
+        return s
+    return s.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
+
+
+def term_text(term: FieldTerm) -> str:
+    """`hasTerm.String` / `notHasTerm.String`: the term as a selector writes it."""
+    return f"{term.field}{term.op}{escape_value(term.value)}"
+
+
 def parse(selector: str) -> list[FieldTerm]:
     """`fields.ParseSelector(selector)`: the terms in upstream's (sorted) order, or `SelectorSyntaxError`."""
     out: list[FieldTerm] = []
-    for part in sorted(_split_terms(selector)):
+    parts = _split_terms(selector)
+    # `sort.StringSlice` compares bytes: a query's byte that is not UTF-8 (surrogate-escaped) sorts by its value
+    for part in sorted(parts) if selector.isascii() else sorted(parts, key=to_bytes):
         if not part:
             continue
         split = _split_term(part)

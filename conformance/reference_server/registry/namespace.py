@@ -6,7 +6,6 @@ keeps spec (NS-41), `/finalize` keeps status (NS-44). Deletion follows `REST.Del
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 from .. import apierrors as E
@@ -15,7 +14,9 @@ from ..gofmt import go_quote
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store
 from ..storage.clone import clone
 from . import meta as M
+from . import fieldselector
 from .kinds import NAMESPACES
+from .labelselector import SelectorSyntaxError
 from .store import Admit, DeleteOptions, GenericStore, ListOptions, check_delete_preconditions
 from .strategy import Strategy
 from .validation import is_label_value, validate_finalizer_name, validate_object_meta
@@ -247,14 +248,21 @@ class NamespaceStore(GenericStore):
         return out
 
     def predicate(self, opts: ListOptions) -> Any:
-        fs = opts.field_selector or ""
-        terms = [t for t in fs.split(",") if t.strip()]
-        keys = [re.split(r"!=|==|=", t, maxsplit=1)[0].strip() for t in terms]
-        if "status.phase" in keys and self.deviations.active("phase-field-selector-unsupported"):
-            raise E.bad_request("field label not supported: status.phase")
-        if self.deviations.active("unknown-field-selector-ignored"):
-            kept = [t for t, k in zip(terms, keys) if k in NAMESPACES.selectable_fields]
-            opts = dataclasses.replace(opts, field_selector=",".join(kept))
+        """The two field-selector deviations read the selector as `fields.ParseSelector` does (an escaped `,` or
+        `=` is no separator; one it refuses is left for the store to refuse)."""
+        phase, ignore = (self.deviations.active("phase-field-selector-unsupported"),
+                         self.deviations.active("unknown-field-selector-ignored"))
+        if opts.field_selector and (phase or ignore):
+            try:
+                terms = fieldselector.parse(opts.field_selector)
+            except SelectorSyntaxError:
+                terms = None
+            if terms is not None:
+                if phase and any(t.field == "status.phase" for t in terms):
+                    raise E.bad_request("field label not supported: status.phase")
+                if ignore:
+                    kept = [fieldselector.term_text(t) for t in terms if t.field in NAMESPACES.selectable_fields]
+                    opts = dataclasses.replace(opts, field_selector=",".join(kept))
         return super().predicate(opts)
 
     def delete(self, ns: str, name: str, opts: DeleteOptions, *,

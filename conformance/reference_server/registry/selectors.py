@@ -78,10 +78,20 @@ def parse_field_selector(s: str, allowed: tuple[str, ...], custom_labels: bool,
     return convert_field_labels(_parse_fields(s), allowed, custom_labels, kind)
 
 
-def selects_exactly(s: str | None, field: str) -> bool:
-    """Whether the field selector `s` (already parsed once, so valid) requires `field` to equal a value
-    (`fields.Selector.RequiresExactMatch`): what lets the watch cache read an index on that field."""
-    return any(t.field == field and t.op == "=" for t in _parse_fields(s or ""))
+def exact_match(s: str | None, field: str, kind: str = "") -> str | None:
+    """The value the field selector `s` (already parsed once, so valid) requires `field` to equal, None when it
+    requires none (`fields.Selector.RequiresExactMatch`: the first `=` term on it in the sorted order), read on
+    the selector as get.go's `Transform(ConvertFieldLabel)` handed it to storage, so a pod's `spec.host` is
+    `spec.nodeName`: what lets the watch cache read an index on that field (`SelectionPredicate.MatcherIndex`)."""
+    for t in _parse_fields(s or ""):
+        if t.op == "=" and _RENAMED.get((kind, t.field), t.field) == field:
+            return t.value
+    return None
+
+
+def selects_exactly(s: str | None, field: str, kind: str = "") -> bool:
+    """Whether `exact_match` finds a value."""
+    return exact_match(s, field, kind) is not None
 
 
 def fields_match(reqs: tuple[FieldTerm, ...], obj: dict[str, Any], kind: str = "") -> bool:

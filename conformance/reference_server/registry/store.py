@@ -30,7 +30,8 @@ from .draws import draw
 from .graceful import GRACEFUL, PENDING, Decision, before_delete
 from .propagation import FOREGROUND, ORPHAN, deletion_finalizers
 from .kinds import ResourceInfo
-from .selectors import check_syntax, make_predicate, selects_exactly
+from . import continuetoken
+from .selectors import check_syntax, exact_match, make_predicate
 from .strategy import Strategy
 from .validation import validate_update_common_fields
 from ..memo import remember
@@ -404,7 +405,7 @@ class GenericStore:
                 err.status["metadata"] = {"continue": encode_continue(-1, "/".join(start))}
                 raise err from None
             raise E.expired(LIST_TOO_OLD) from None
-        fetched, seconds = len(items), perf_counter() - started
+        listed, seconds = items, perf_counter() - started
         if start is not None:
             items = [o for o in items if _key_of(o) > start]
         prepare = getattr(pred, "prepare", None)
@@ -421,17 +422,24 @@ class GenericStore:
         else:
             items = [self._finish(o) for o in items if pred(o)]
         if at is None and start is None:  # the watch cache's LIST (1.33 sends a continued one to etcd)
-            self._cache_listed(opts, fetched, len(items), seconds)
+            self._cache_listed(opts, listed, len(items), seconds)
         return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
 
-    def _cache_listed(self, opts: ListOptions, fetched: int, returned: int, seconds: float) -> None:
+    def _cache_listed(self, opts: ListOptions, listed: list[dict[str, Any]], returned: int, seconds: float) -> None:
         """Report an API LIST the watch cache served (`cacher.go` `GetList`'s `RecordListCacheMetrics`; the
-        built-in controllers' own reads are upstream's informer caches, not LISTs): pods keep 1.33's one index,
-        `spec.nodeName` (`pod.Indexers`), used when the field selector pins it."""
+        built-in controllers' own reads are upstream's informer caches, not LISTs): `listed` is what was read under
+        the key prefix. Pods keep 1.33's one index, `spec.nodeName` (`pod.Indexers`), used when the field selector
+        pins it (`spec.host` too, converted to it before storage): then what is fetched is that index's bucket
+        (`listLatestRV`: `ByIndex`, then the prefix), the pods on that node."""
         if not API_LIST.get() or READ_AT.get():  # READ_AT: a consistent read the cache could not serve (etcd's)
             return
-        index = "f:spec.nodeName" if self.info.plural == "pods" and opts.field_selector and \
-            selects_exactly(opts.field_selector, "spec.nodeName") else ""
+        node = exact_match(opts.field_selector, "spec.nodeName", self.field_kind) \
+            if self.info.plural == "pods" and opts.field_selector else None
+        if node is None:
+            index, fetched = "", len(listed)
+        else:
+            index = "f:spec.nodeName"
+            fetched = sum(1 for o in listed if (o.get("spec") or {}).get("nodeName", "") == node)
         getattr(self.store, "observer", NO_OBSERVER).cache_listed(self.info.plural, index, fetched, returned, seconds)
 
     def _list_rv(self, opts: ListOptions) -> int | None:
@@ -900,16 +908,9 @@ def encode_continue(rv: int, start: str) -> str:
 
 
 def decode_continue(token: str) -> tuple[int, str]:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-        if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int) or data["rv"] == 0:
-            raise ValueError("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-        return data["rv"], str(data.get("start", "")).rstrip("\x00")
-    except RecursionError:  # a token of thousands of `[`: Go's decoder stops at its depth limit too
-        raise E.bad_request("continue key is not valid: invalid character '[' exceeded max depth") from None
-    except (ValueError, TypeError, AttributeError) as exc:
-        raise E.bad_request(f"continue key is not valid: {exc}") from None
+    """The token's resourceVersion and start key (registry/continuetoken.py: `DecodeContinue`, its 400s)."""
+    rv, start = continuetoken.decode(token)
+    return rv, start.rstrip("\x00")
 
 
 def _key_of(obj: dict[str, Any]) -> tuple[str, str]:

@@ -54,8 +54,14 @@ _LETTER = re.compile(r"[a-z]")
 
 
 def go_len(s: str) -> int:
-    """Go's `len` of a string: its UTF-8 bytes (what every `must be no more than N characters` rule counts)."""
-    return len(s.encode("utf-8", "surrogatepass")) if not s.isascii() else len(s)
+    """Go's `len` of a string: its UTF-8 bytes (what every `must be no more than N characters` rule counts); a
+    query's byte that is not UTF-8 (surrogate-escaped, http/goquery.py) is one byte."""
+    if s.isascii():
+        return len(s)
+    try:
+        return len(s.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(s.encode("utf-8", "surrogatepass"))
 
 
 def is_valid_port_num(port: Any) -> list[str]:

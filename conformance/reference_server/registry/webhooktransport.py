@@ -23,6 +23,7 @@ from typing import Any, Callable
 import aiohttp
 
 from ..apierrors import StatusError
+from ..gojsonhtml import utf8_bytes
 from ..gojsonnum import encode as go_encode
 from ..gonet import url as gourl
 from ..gonet.strconv import quote
@@ -160,7 +161,7 @@ async def post(hook: dict[str, Any], body: dict[str, Any],
     timeout = aiohttp.ClientTimeout(total=int(hook.get("timeoutSeconds") or 10))
     try:
         async with aiohttp.ClientSession(timeout=timeout) as session:
-            async with session.post(url, data=go_encode(body).encode(), ssl=_ssl(hook),  # Go's numbers
+            async with session.post(url, data=utf8_bytes(go_encode(body)), ssl=_ssl(hook),  # Go's numbers
                                     headers={"Content-Type": "application/json", "Accept": "application/json"}) as r:
                 raw = await r.read()
                 status, content_type = r.status, r.headers.get("Content-Type", "")

@@ -35,6 +35,7 @@ from yaml.events import (
 )
 
 from ..gojsonnum import yaml_float_text
+from ..gonet.strconv import valid_text
 from .goyaml import _FLOAT, _MAP, _hint, _parse_int
 
 _BASE60 = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")  # encode.go `base60float`
@@ -120,6 +121,7 @@ def _scalar(text: str, implicit: tuple[bool, bool] = _PLAIN, style: str | None =
 
 
 def _string(s: str) -> ScalarEvent:
+    s = valid_text(s)  # a byte that is not UTF-8 (a query value's): U+FFFD, as go-yaml reads json.Marshal's `\ufffd`
     if "\n" in s:
         return _scalar(s, _QUOTED, "|")
     if plain_ok(s):

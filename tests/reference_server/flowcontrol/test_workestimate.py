@@ -37,6 +37,9 @@ def test_list_seats_follow_the_stored_count_and_the_source():
         == WorkEstimate(5)  # 2 × 250
     assert _estimate(est, "GET", cms, {"fieldSelector": "metadata.name=x"}) == ONE_SEAT  # a get in storage
     assert _estimate(est, "GET", cms, {"limit": "x"}) == WorkEstimate(10)  # does not decode: the maximum
+    # `strconv.ParseInt("")` fails too: an empty limit or timeoutSeconds is as refused as the handler refuses it
+    assert _estimate(est, "GET", cms, {"limit": ""}) == WorkEstimate(10)
+    assert _estimate(est, "GET", cms, {"timeoutSeconds": ""}) == WorkEstimate(10)
     assert _estimate(est, "GET", "/apis/apps/v1/deployments") == WorkEstimate(10)  # capped
     assert _estimate(est, "GET", "/apis/apps/v1/deployments", max_seats=8) == WorkEstimate(8)  # the level's
     assert _estimate(est, "GET", "/apis/metrics.k8s.io/v1beta1/pods") == ONE_SEAT  # no count: aggregated

@@ -16,7 +16,7 @@ from conformance.reference_server.metrics.cachereads import CacheReadMetrics
 from conformance.reference_server.metrics.etcd import EtcdMetrics
 from conformance.reference_server.metrics.storage_reports import StorageReports
 from conformance.reference_server.metrics.watchcache import WatchCacheMetrics
-from conformance.reference_server.registry.selectors import selects_exactly
+from conformance.reference_server.registry.selectors import exact_match, selects_exactly
 from conformance.reference_server.storage import MemoryStore
 from conformance.reference_server.storage.etcdwire import status_db_size
 from conformance.reference_server.storage.interface import StorageObserver
@@ -243,6 +243,29 @@ def test_an_exact_field_requirement_selects_the_index() -> None:
     assert selects_exactly("metadata.name=x,spec.nodeName==n", "spec.nodeName")
     assert not selects_exactly("spec.nodeName!=n", "spec.nodeName")
     assert not selects_exactly("", "spec.nodeName")
+    # get.go's Transform hands storage a pod's `spec.host` as `spec.nodeName`; the first `=` term, sorted, wins
+    assert exact_match("spec.host=n", "spec.nodeName", "Pod") == "n"
+    assert exact_match("spec.nodeName=a,spec.host=b", "spec.nodeName", "Pod") == "b"
+    assert exact_match("spec.host=n", "spec.nodeName", "PodTemplate") is None
+    assert exact_match("spec.nodeName=", "spec.nodeName") == ""
+
+
+def test_a_pod_list_by_node_fetches_that_nodes_bucket(server: RunningServer, ns: str) -> None:
+    """`listLatestRV`: with the `spec.nodeName` index, the cache reads that index's bucket under the prefix, so the
+    fetched count is the pods on that node; a selector on `spec.host` is the same (converted before storage)."""
+    base = f"{server.url}/api/v1/namespaces/{ns}/pods"
+    for name, node in (("a", "n1"), ("b", "n1"), ("c", "n2"), ("d", "")):
+        spec = {"containers": [{"name": "c", "image": "i"}], **({"nodeName": node} if node else {})}
+        assert requests.post(base, json={"metadata": {"name": name}, "spec": spec}).status_code == 201
+    before = scrape(server)
+    assert len(requests.get(base, params={"fieldSelector": "spec.nodeName=n1"}).json()["items"]) == 2
+    assert len(requests.get(base, params={"fieldSelector": "spec.host=n1,metadata.name=a"}).json()["items"]) == 1
+    assert len(requests.get(base, params={"fieldSelector": "spec.host="}).json()["items"]) == 1
+    after = scrape(server)
+    key = {"resource_prefix": "/pods", "index": "f:spec.nodeName"}
+    assert moved(before, after, "apiserver_cache_list_total", **key) == 3
+    assert moved(before, after, "apiserver_cache_list_fetched_objects_total", **key) == 2 + 2 + 1
+    assert moved(before, after, "apiserver_cache_list_returned_objects_total", resource_prefix="/pods") == 4
 
 
 def test_events_have_no_watch_cache(server: RunningServer, ns: str) -> None:

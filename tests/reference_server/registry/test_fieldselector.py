@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.registry.fieldselector import parse
+from conformance.reference_server.registry.fieldselector import escape_value, parse, term_text
 from conformance.reference_server.registry.labelselector import SelectorSyntaxError
 
 
@@ -37,3 +37,17 @@ def test_refusals_as_upstream(selector: str, error: str) -> None:
     with pytest.raises(SelectorSyntaxError) as e:
         parse(selector)
     assert str(e.value) == error
+
+
+def test_terms_sort_by_their_bytes() -> None:
+    """`sort.StringSlice` compares bytes: a query's byte that is not UTF-8 (surrogate-escaped, 0xff) sorts after
+    U+E000 (0xee 0x80 0x80), which code points would put first."""
+    assert [t.field for t in parse("\udcff=1,\ue000=2")] == ["\ue000", "\udcff"]
+
+
+@pytest.mark.parametrize("value, escaped", [("a", "a"), ("a,b", "a\\,b"), ("a=b", "a\\=b"), ("\\", "\\\\")])
+def test_escape_value_reads_back(value: str, escaped: str) -> None:
+    """`EscapeValue`, and `hasTerm.String` (`field=escaped`): parsed again, the same term."""
+    assert escape_value(value) == escaped
+    (term,) = parse(f"f={escaped}")
+    assert term.value == value and term_text(term) == f"f={escaped}"
