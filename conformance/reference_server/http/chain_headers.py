@@ -17,6 +17,7 @@ http/connection.py answers it with a `BareResponse`.
 from __future__ import annotations
 
 import os
+import re
 from operator import itemgetter
 from typing import Any
 
@@ -30,15 +31,20 @@ NO_CACHE = "no-cache, private"
 
 _BATCH = 256
 _ids: list[str] = []
+_VERSION_4 = bytes((b & 0x0F) | 0x40 for b in range(256))  # byte 6: the version, 4, in its high nibble
+_RFC_4122 = bytes((b & 0x3F) | 0x80 for b in range(256))   # byte 8: the variant, 10 in its two high bits
+_GROUPS = re.compile("(.{8})(.{4})(.{4})(.{4})(.{12})")     # a UUID's 32 hex digits: 8-4-4-4-12
 
 
 def _refill() -> None:
     """A batch of version-4 UUIDs (RFC 4122 text, as google/uuid's `uuid.New().String()`) from one read of the
-    system's random source: one `os.urandom` per request would cost more than the rest of this hook."""
-    raw = os.urandom(16 * _BATCH).hex()
-    for i in range(0, 32 * _BATCH, 32):
-        h = raw[i:i + 32]
-        _ids.append(f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}")
+    system's random source: one `os.urandom` per request would cost more than the rest of this hook. The version
+    and variant bits are set in every UUID's bytes at once (`translate` of every 16th byte), the text cut by one
+    regex pass: half the cost of formatting each one."""
+    raw = bytearray(os.urandom(16 * _BATCH))
+    raw[6::16] = raw[6::16].translate(_VERSION_4)
+    raw[8::16] = raw[8::16].translate(_RFC_4122)
+    _ids.extend("-".join(groups) for groups in _GROUPS.findall(raw.hex()))
 
 
 def new_audit_id() -> str:

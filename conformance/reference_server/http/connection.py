@@ -144,7 +144,9 @@ class GuardedRequestHandler(RequestHandler):
             return resp, False
         if SUPPORTED and eligible(self, request, resp) and hasattr(request, "run_prepare_hooks"):
             request._finish()
-            reset = not await write_whole(self, request, resp)
+            reset = not write_whole(self, request, resp)
+            if not reset and self._paused:  # the writer's `drain`
+                await self._drain_helper()
             if start_time is not None:
                 self.log_access(request, resp, start_time)
             return resp, reset

@@ -37,6 +37,7 @@ class _Items(list):
     def items(self) -> list[tuple[str, str]]:
         return self
 
+
 _LIMIT = 1 << 16  # a larger body goes through aiohttp's writer, which drains as it writes
 
 
@@ -52,9 +53,10 @@ def eligible(protocol: Any, request: Any, resp: Any) -> bool:
             and (resp._keep_alive if resp._keep_alive is not None else request.keep_alive))
 
 
-async def write_whole(protocol: Any, request: Any, resp: Any) -> bool:
+def write_whole(protocol: Any, request: Any, resp: Any) -> bool:
     """Write `resp` (`eligible`) to `protocol`'s transport; False when the connection had gone (aiohttp's
-    `finish_response` "reset")."""
+    `finish_response` "reset"). A plain function (no coroutine a request): the caller awaits the writer's drain
+    when the transport is paused."""
     resp._keep_alive = True
     request.run_prepare_hooks(resp)  # the headers of the handler chain and of APF (http/app.py)
     body = resp._body
@@ -71,8 +73,6 @@ async def write_whole(protocol: Any, request: Any, resp: Any) -> bool:
     transport.write(head + body)
     resp._eof_sent = True
     resp._body_length = size
-    if protocol._paused:  # the writer's `drain`
-        await protocol._drain_helper()
     return True
 
 

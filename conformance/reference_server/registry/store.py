@@ -46,6 +46,22 @@ DELETE_BATCH = 200  # delete_collection_async lets the event loop run after this
 META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
               "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
               "ownerReferences", "finalizers", "managedFields")
+_META_PLANS: dict[tuple[str, ...], tuple[str, ...] | None] = {}  # metadata's keys → their order (None: in order)
+_META_PLANS_MAX = 1024
+
+
+def meta_in_go_order(meta: dict[str, Any]) -> dict[str, Any]:
+    """A new dict of `meta`'s keys, those of `META_ORDER` in its order, then the others in theirs. Every object
+    read passes here, its keys mostly in that order already (stored so): the order is worked out once per set of
+    keys, and a dict already in order is copied as it is."""
+    keys = tuple(meta)
+    plan = _META_PLANS.get(keys, False)
+    if plan is False:
+        ordered = tuple(k for k in META_ORDER if k in meta) + tuple(k for k in keys if k not in META_ORDER)
+        plan = remember(_META_PLANS, keys, None if ordered == keys else ordered, _META_PLANS_MAX)
+    return dict(meta) if plan is None else {k: meta[k] for k in plan}
+
+
 LIST_TOO_OLD = "The resourceVersion for the provided list is too old."
 CONTINUE_TOO_OLD = ("The provided continue parameter is too old to display a consistent list result. You can start "
                     "a new list without the continue parameter, or use the continue token in this response to "
@@ -154,14 +170,12 @@ class GenericStore:
 
         The result has new top-level and metadata dicts; everything below is shared with `obj` (which may be
         a stored object: callers may set top-level or metadata keys of the result, nothing deeper)."""
-        out = {"kind": self.info.kind, "apiVersion": "v1"}
-        for k, v in obj.items():
-            if k != "kind" and k != "apiVersion":
-                out[k] = v
+        out = {"kind": None, "apiVersion": None, **obj}  # (a key already there keeps its place when updated)
+        out["kind"] = self.info.kind
+        out["apiVersion"] = "v1"
         meta = out.get("metadata")
         if isinstance(meta, dict):
-            out["metadata"] = {k: meta[k] for k in META_ORDER if k in meta} | \
-                {k: v for k, v in meta.items() if k not in META_ORDER}
+            out["metadata"] = meta_in_go_order(meta)
         return out
 
     def _stored_form(self, obj: dict[str, Any]) -> dict[str, Any]:

@@ -67,9 +67,9 @@ def test_the_common_answer_takes_the_one_write_path(server, monkeypatch):
     written = []
     original = connection.write_whole
 
-    async def spy(protocol, request, resp):
+    def spy(protocol, request, resp):
         written.append(resp.status)
-        return await original(protocol, request, resp)
+        return original(protocol, request, resp)
 
     monkeypatch.setattr(connection, "write_whole", spy)
     _exchange(server, REQUESTS[0])
@@ -86,3 +86,4 @@ def test_date_and_content_length_come_last_as_go_writes_them(server):
             data += conn.recv(65536)
     names = [line.split(b":", 1)[0] for line in data.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:]]
     assert names[-2:] == [b"Date", b"Content-Length"]
+
