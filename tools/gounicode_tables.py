@@ -1,4 +1,4 @@
-"""Regenerate `conformance/reference_server/gounicode/tables15.json.gz`: Go 1.24's `unicode` tables (Unicode 15.0.0).
+"""Regenerate `conformance/reference_server/goport/gounicode/tables15.json.gz`: Go 1.24's `unicode` tables (Unicode 15.0.0).
 
 Go 1.24's `src/unicode/tables.go` is generated (`golang.org/x/text/internal/export/unicode`) from the Unicode
 Character Database of 15.0.0: `Categories` from UnicodeData.txt (the two-letter general categories of assigned
@@ -25,7 +25,7 @@ import pathlib
 import runpy
 import sys
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "conformance/reference_server/gounicode/tables15.json.gz"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "conformance/reference_server/goport/gounicode/tables15.json.gz"
 VERSION = "15.0.0"
 MAX_RUNE = 0x10FFFF
 

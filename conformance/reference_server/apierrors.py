@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .gofmt import format_float, go_quote, sharp_v, sharp_v_string_map, sharp_v_strings
+from .goport.gofmt import format_float, go_quote, sharp_v, sharp_v_string_map, sharp_v_strings
 
 
 class GoPanic(Exception):

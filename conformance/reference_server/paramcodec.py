@@ -20,7 +20,7 @@ import re
 from typing import Any, Mapping
 
 from . import apierrors as E
-from .gonet.strconv import quote
+from .goport.gonet.strconv import quote
 
 _DECIMAL = re.compile(r"[+-]?[0-9]+\Z", re.ASCII)  # base 10: no `_`, no spaces, ASCII digits only
 _INT64 = 1 << 63

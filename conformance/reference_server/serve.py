@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 from .deviations import DEVIATIONS
 from .extensions import parse_feature_gates
 from .flavors import DEFAULT_FLAVOR, FLAVORS
-from .godur import DurationError, parse_duration
+from .goport.godur import DurationError, parse_duration
 from .logmask import protect
 from .http import PROFILES
 from .server import EVENT_TTL, ReferenceServer

@@ -10,9 +10,9 @@ import pytest
 
 import conformance.reference_server as rs
 
-_JSON_MODULES = ["conformance.reference_server.wire.textdecode", "conformance.reference_server.gojsonraw",
-                 "conformance.reference_server.gojsonnum", "conformance.reference_server.wire.dupkeys",
-                 "conformance.reference_server.gojsonhtml"]
+_JSON_MODULES = ["conformance.reference_server.wire.textdecode", "conformance.reference_server.goport.gojsonraw",
+                 "conformance.reference_server.goport.gojsonnum", "conformance.reference_server.wire.dupkeys",
+                 "conformance.reference_server.goport.gojsonhtml"]
 
 
 @pytest.mark.parametrize("module", _JSON_MODULES)

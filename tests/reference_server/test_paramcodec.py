@@ -7,7 +7,7 @@ from multidict import MultiDict
 
 from conformance.reference_server import paramcodec as C
 from conformance.reference_server.apierrors import StatusError
-from conformance.reference_server.gonet.strconv import quote
+from conformance.reference_server.goport.gonet.strconv import quote
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from conformance.reference_server import gojsonraw as R
+from conformance.reference_server.goport import gojsonraw as R
 from conformance.reference_server.wire import protobuf
 
 from .conftest import NamespaceFactory, unique

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import requests
 
-from conformance.reference_server import gojsonnum as G
+from conformance.reference_server.goport import gojsonnum as G
 from conformance.reference_server.wire.textdecode import loads_json
 
 from .conftest import NamespaceFactory, unique

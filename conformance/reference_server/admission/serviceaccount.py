@@ -23,7 +23,7 @@ import random
 from typing import Any
 
 from .. import apierrors as E
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from ..registry import Registry
 from ..registry.meta import generate_name
 from ..storage import KeyNotFoundError

@@ -20,7 +20,7 @@ from contextvars import ContextVar
 from typing import Any, Mapping, Sequence
 
 from .. import apierrors as E
-from ..gofmt import go_quote, q_strings
+from ..goport.gofmt import go_quote, q_strings
 from .rbac import GROUP, SYSTEM_MASTERS, Attributes, RBACAuthorizer, UserInfo
 
 CURRENT_USER: ContextVar[UserInfo | None] = ContextVar("nsconform_current_user", default=None)

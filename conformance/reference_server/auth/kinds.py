@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ..gofmt import sharp_v_strings
+from ..goport.gofmt import sharp_v_strings
 from ..registry.kinds import ResourceInfo
 from ..registry.strategy import Strategy
 from ..registry.validation import validate_object_meta, validate_object_meta_update

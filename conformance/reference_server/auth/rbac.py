@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequenc
 from urllib.parse import parse_qs
 
 from .. import apierrors as E
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from .bootstrap_policy import cluster_policy
 
 GROUP = "rbac.authorization.k8s.io"

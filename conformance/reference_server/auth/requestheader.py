@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 from urllib.parse import unquote
 
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from .rbac import UserInfo
 
 

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from .. import apierrors as E
 from .rbac import Attributes, Authorizer, RuleResolver, RuleSet, UserInfo
-from ..gofmt import go_quote, sharp_v_string_map
+from ..goport.gofmt import go_quote, sharp_v_string_map
 
 GROUP = "authorization.k8s.io"
 VERSION = "v1"

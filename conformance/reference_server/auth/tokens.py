@@ -32,8 +32,8 @@ import time
 import uuid
 from typing import Any, Callable, Sequence
 
-from ..gonet import url as gourl
-from ..gonet.strconv import quote as go_quote
+from ..goport.gonet import url as gourl
+from ..goport.gonet.strconv import quote as go_quote
 from .rbac import UserInfo
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"

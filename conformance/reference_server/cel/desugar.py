@@ -50,7 +50,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..godur import DurationError, parse_duration
+from ..goport.godur import DurationError, parse_duration
 from . import exacttime
 from .libs import arith, mapkeys
 from .libs.conversions import REPLACED, WRAPPED, go_duration, go_timestamp

@@ -23,7 +23,7 @@ import datetime
 import json
 from typing import Any
 
-from ..godur import parse_duration
+from ..goport.godur import parse_duration
 from .libs.conversions import parse_rfc3339
 from .libs.mapkeys import deep_equal
 from .parser import Node, children, optional_chain as _optional_chain

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import goregexp
-from ..gofmt import format_float
+from ..goport import goregexp
+from ..goport.gofmt import format_float
 from . import desugar as _desugar
 from .libs import authz as _authz, format as _format, net as _net, quantity as _quantity, semver as _semver
 from .libs import conversions as _conversions, sets as _sets

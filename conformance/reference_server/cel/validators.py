@@ -9,8 +9,8 @@ timestamps `time.Parse(time.RFC3339, ...)` within years 1 to 9999 (libs/conversi
 `regexp.Compile` (goregexp/)."""
 from __future__ import annotations
 
-from .. import goregexp
-from ..godur import DurationError, parse_duration
+from ..goport import goregexp
+from ..goport.godur import DurationError, parse_duration
 from .libs.conversions import go_timestamp
 from .libs.values import LibraryError
 

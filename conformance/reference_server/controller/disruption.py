@@ -31,7 +31,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import AdmissionRefusal
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from ..paramcodec import NumError, parse_int
 from ..registry import Registry
 from ..registry.conditions import update_pod_condition

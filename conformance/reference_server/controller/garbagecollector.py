@@ -38,7 +38,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..admission.admitted import admitted
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 from ..registry import DeleteOptions, Registry
 from ..registry.crd import CRD_KEY
 from ..registry.crconversion.cache import TEARDOWN_SECONDS

@@ -51,7 +51,7 @@ from aiohttp import web
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from ..registry import Registry, ResourceInfo
 from ..registry.kinds import NAMESPACES
 from ..registry.namespace import NamespaceStatusStrategy, NamespaceStrategy

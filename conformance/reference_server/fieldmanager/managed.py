@@ -9,7 +9,7 @@ from typing import Any
 
 from . import fieldpath as fp
 from .fieldpath import FieldSet
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 
 APPLY, UPDATE = "Apply", "Update"
 

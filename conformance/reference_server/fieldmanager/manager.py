@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from .. import apierrors as E
-from .. import gounicode
-from ..gojsonnum import overflow_seen, raw_overflow
+from ..goport import gounicode
+from ..goport.gojsonnum import overflow_seen, raw_overflow
 from ..storage.clone import clone
 from . import fieldpath as fp
 from . import typed

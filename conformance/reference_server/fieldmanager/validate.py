@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..gofmt import format_float, go_type, plain_v, sharp_v
-from ..gonet.strconv import quote
+from ..goport.gofmt import format_float, go_type, plain_v, sharp_v
+from ..goport.gonet.strconv import quote
 from .smdschema import BOOLEAN, NUMERIC, STRING, UNTYPED, Atom, ListAtom, MapAtom, Ref
 
 Errors = list[tuple[str, str]]   # (path, message)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Mapping, NamedTuple, Sequence
 
-from ..gofmt import sharp_v
+from ..goport.gofmt import sharp_v
 from .checks import ENDPOINTS, Check, HealthChecks
 
 log = logging.getLogger("nsconform.reference_server")

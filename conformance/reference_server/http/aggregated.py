@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 from aiohttp import web
 
 from .. import apierrors as E
-from ..gojsonhtml import escape_html
+from ..goport.gojsonhtml import escape_html
 from ..wire.negotiation import names, options_refused, parse_accept
 from ..wire.goyamlout import dumps as yaml_dumps
 from .respond import dumps_line

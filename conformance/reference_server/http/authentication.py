@@ -24,8 +24,8 @@ from ..auth.authn import ADMIN_USER, user_to_dict
 from ..auth.rbac import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SYSTEM_MASTERS, UserInfo
 from ..auth.tokens import (CACHE_MAX_AGE, DEFAULT_EXPIRATION, EXTENDED_EXPIRATION, MIN_EXPIRATION,
                            OPENID_CONFIG_PATH, WARN_ONLY_EXPIRATION, TokenIssuer)
-from ..gojsonhtml import escape_html
-from ..gofmt import go_quote
+from ..goport.gojsonhtml import escape_html
+from ..goport.gofmt import go_quote
 from ..storage import KeyNotFoundError
 from .authz import REQUESTER
 from .context import ServerContext

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from .. import apierrors as E
-from ..godur import DurationError, parse_duration
+from ..goport.godur import DurationError, parse_duration
 
 INVALID_TIMEOUT = "invalid timeout specified in the request URL"
 LONG_RUNNING_SUBRESOURCES = frozenset({"attach", "exec", "proxy", "log", "portforward"})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from multidict import MultiDict, MultiDictProxy
 
-from ..gonet.url import Error, query_unescape
+from ..goport.gonet.url import Error, query_unescape
 from ..memo import remember
 
 NO_QUERY: MultiDictProxy[str] = MultiDictProxy(MultiDict())

@@ -11,7 +11,7 @@ import hashlib
 from typing import Any, Callable
 
 from .. import apierrors as E
-from .. import gojsonraw
+from ..goport import gojsonraw
 from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KINDS, VERSION as AUTHZ_VERSION
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..registry import GenericStore, Registry

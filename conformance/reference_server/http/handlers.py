@@ -10,10 +10,10 @@ from aiohttp import web
 from multidict import CIMultiDict, istr
 
 from .. import apierrors as E
-from .. import gojsonraw
+from ..goport import gojsonraw
 from ..admission import create_admission, update_admission
 from ..admission.chain import note_items
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from ..registry import GenericStore
 from ..registry.collectiondelete import deletion_answer, deletion_pages
 from ..registry.createonupdate import allows_create_on_update

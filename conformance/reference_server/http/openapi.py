@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 from aiohttp import web
 from multidict import CIMultiDict
 
-from ..gostrconv import parse_float
+from ..goport.gostrconv import parse_float
 from ..wire.goautoneg import parse_accept
 from .respond import dumps
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import apierrors as E
-from .. import gojsonlazy, gojsonnum
+from ..goport import gojsonlazy, gojsonnum
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
 from ..wire.textdecode import loads_json

@@ -46,7 +46,7 @@ from multidict import istr
 
 from ..auth import UserInfo
 from ..auth.rbac import ALL_UNAUTHENTICATED, ANONYMOUS, RequestInfoError, request_attributes
-from ..godur import DurationError, parse_duration
+from ..goport.godur import DurationError, parse_duration
 from ..flowcontrol import (BORROWING_ADJUSTMENT_PERIOD, MUTATING_VERBS, ONE_SEAT, FlowControl, ObjectCounts,
                            WatchTracker, WorkEstimator)
 from ..flowcontrol.queueset import EXECUTING

@@ -29,7 +29,7 @@ from multidict import CIMultiDict
 from yarl import URL
 
 from .. import apierrors as E
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 from ..registry.podconnect import Location, escaped_path, global_unicast, go_path_join
 from .goquery import raw_query
 from .htmlrewrite import rewrite_body

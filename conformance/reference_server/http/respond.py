@@ -14,8 +14,8 @@ from . import hooks
 from .chain_headers import DroppedAnswer
 from .fastwrite import json_response
 from ..memo import remember
-from ..gojsonhtml import escape_html, utf8_bytes
-from ..gojsonnum import encode as go_encode
+from ..goport.gojsonhtml import escape_html, utf8_bytes
+from ..goport.gojsonnum import encode as go_encode
 from ..wire.goyamlout import dumps as yaml_dumps
 
 JSON = "application/json"

@@ -26,7 +26,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from multidict import CIMultiDict
 
-from ..gojsonhtml import escape_html
+from ..goport.gojsonhtml import escape_html
 from ..registry.podconnect import Location
 from .proxying import DialError, dial, go_dial_error, is_upgrade_request, upgrade
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Callable, Iterable, Iterator
 
-from ..gofmt import format_float
+from ..goport.gofmt import format_float
 
 ALPHA, BETA, STABLE = "ALPHA", "BETA", "STABLE"
 RAW = ""  # a raw Prometheus collector (process_*): no stability prefix

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
-from ..gonet.strconv import quote as go_quote
+from ..goport.gonet.strconv import quote as go_quote
 from ..storage import Store
 from .crd import _KeyedStore
 from .group import GroupStore

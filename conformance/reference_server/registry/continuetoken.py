@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from .. import apierrors as E
-from ..gonet.strconv import to_bytes
+from ..goport.gonet.strconv import to_bytes
 from ..wire.gojson import syntax_error
 from ..wire.textdecode import go_text
 

@@ -167,8 +167,8 @@ def protected_group(group: Any) -> bool:
 
 def approval_state(crd: dict[str, Any]) -> tuple[str, str]:
     """`GetAPIApprovalState`: (state, reason) of the `api-approved.kubernetes.io` annotation."""
-    from ..gonet.strconv import quote
-    from ..gonet.url import URLError, parse_request_uri
+    from ..goport.gonet.strconv import quote
+    from ..goport.gonet.url import URLError, parse_request_uri
     value = str(((crd.get("metadata") or {}).get("annotations") or {}).get(APPROVAL_ANNOTATION) or "")
     if not value:
         return MISSING, f"protected groups must have approval annotation {quote(APPROVAL_ANNOTATION)}, {_KEP}"

@@ -15,9 +15,9 @@ import re
 from datetime import date
 from typing import Callable
 
-from .. import gounicode
-from ..gonet import mail as gomail
-from ..gonet import url as gourl
+from ..goport import gounicode
+from ..goport.gonet import mail as gomail
+from ..goport.gonet import url as gourl
 from .crdrules.values import strfmt_duration
 from .status_validation import parse_ip_sloppy
 

@@ -14,7 +14,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
-from .. import goregexp
+from ..goport import goregexp
 from ..apierrors import FieldError, field_invalid
 from .correlation import deep_equal
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid, unstructured_value
 from .crkeywords import go_v
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 
 _UNSPECIFIED = object()  # a map item without the key (or a null item)
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..gojsonnum import GoFloat, float_literal, go_int
-from ..gotime import TimeError, format_rfc3339_utc, is_zero, parse_rfc3339
+from ..goport.gojsonnum import GoFloat, float_literal, go_int
+from ..goport.gotime import TimeError, format_rfc3339_utc, is_zero, parse_rfc3339
 from ..wire import gotypes
 
 _STRINGS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion")

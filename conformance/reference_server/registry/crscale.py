@@ -24,8 +24,8 @@ from typing import Any
 
 from .. import apierrors as E
 from ..fieldmanager.scale import Mapping
-from ..gofmt import go_type as _go_type
-from ..gofmt import plain_v as _go_v
+from ..goport.gofmt import go_type as _go_type
+from ..goport.gofmt import plain_v as _go_v
 from .subresources import SCALE_API_VERSION, SCALE_KIND
 
 INVALID_SPEC_REPLICAS = -2147483648  # `invalidSpecReplicas`: the smallest int32, "not set before"

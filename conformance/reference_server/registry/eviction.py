@@ -39,7 +39,7 @@ import functools
 from typing import Any
 
 from .. import apierrors as E
-from ..gofmt import plain_v
+from ..goport.gofmt import plain_v
 from .conditions import set_condition, update_pod_condition
 from .meta import now
 from .store import DeleteOptions, ListOptions

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..gonet.strconv import to_bytes
+from ..goport.gonet.strconv import to_bytes
 from .labelselector import SelectorSyntaxError
 
 __all__ = ["FieldTerm", "escape_value", "parse", "term_text", "unescape_value"]

@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ..gofmt import go_quote, sharp_v_strings
+from ..goport.gofmt import go_quote, sharp_v_strings
 from .kinds import ResourceInfo
 from .strategy import Strategy
 from .flowcontrol_bootstrap import MANDATORY_SPECS

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 from .groupvalidation.formats import parse_cidr_sloppy
 from .shapes import as_dict, as_list
 from .status_validation import parse_ip_sloppy

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
-from ..gofmt import go_quote, sharp_v_strings
+from ..goport.gofmt import go_quote, sharp_v_strings
 from .meta import parse_time
 from .shapes import as_dict, as_int, as_list
 

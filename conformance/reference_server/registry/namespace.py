@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..deviations import NONE, Deviations
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from ..storage import DELETE, KeyExistsError, KeyNotFoundError, Store
 from ..storage.clone import clone
 from . import meta as M

@@ -25,7 +25,7 @@ import ipaddress
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ..gofmt import go_quote, sharp_v_strings
+from ..goport.gofmt import go_quote, sharp_v_strings
 from .groupvalidation.formats import INVALID_CIDR, parse_cidr_sloppy
 from .nodeannotations import annotation_errors
 from .podvalidation.podspec import TAINT_EFFECTS

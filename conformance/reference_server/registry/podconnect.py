@@ -24,7 +24,7 @@ from urllib.parse import quote as url_quote
 
 from .. import apierrors as E
 from ..cel.libs.conversions import parse_rfc3339
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 from ..paramcodec import int64_value
 from .shapes import as_list
 

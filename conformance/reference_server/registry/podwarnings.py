@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..gofmt import go_quote, plain_v
+from ..goport.gofmt import go_quote, plain_v
 from ..quantity import Quantity, QuantityError
 from .shapes import as_dict, as_list
 from .ipwarnings import entry_ip_warnings, ip_warnings

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from ..quantity import Quantity, QuantityError, int64_amount
 from .groupvalidation.quotascopes import scope_selector_errors, scopes_errors, scopes_shown
 from .strategy import Strategy

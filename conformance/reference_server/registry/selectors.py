@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from ..apierrors import bad_request
-from ..gofmt import go_quote
+from ..goport.gofmt import go_quote
 from . import fieldselector, labelselector
 from .fieldselector import FieldTerm
 from .labelselector import LabelRequirement, SelectorSyntaxError

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ..gofmt import sharp_v_strings
+from ..goport.gofmt import sharp_v_strings
 from .draws import current as current_draws
 from .draws import draw, dry_allocation, note_allocated, note_collided, note_walk, reserved
 from . import nodeports

@@ -16,7 +16,7 @@ import ipaddress
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
-from ..gofmt import sharp_v_strings
+from ..goport.gofmt import sharp_v_strings
 from .groupvalidation.formats import strict_cidr_errors
 from .kinds import ResourceInfo
 from .status_validation import ip_errors

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import apierrors as E
-from ..gofmt import sharp_v_strings
+from ..goport.gofmt import sharp_v_strings
 from ..storage import KeyExistsError, KeyNotFoundError
 from .draws import Allocated, allocation, pinned, release_sink, reserved
 from .draws import allocated as current_allocated

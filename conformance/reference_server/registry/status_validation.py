@@ -20,7 +20,7 @@ import re
 from typing import Any, Callable
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 from .job_status import validate_job_status
 from .resourcequota import status_errors as resourcequota_status
 from .validation import is_dns1123_subdomain, is_qualified_name

@@ -36,7 +36,7 @@ from .strategy import Strategy
 from .validation import validate_update_common_fields
 from ..memo import remember
 from ..wire import gostructs
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 from ..warning import add_warning
 from ..wire import gowritten
 from ..wire.schema import OUTPUT_MESSAGES

@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 from ..apierrors import FieldError
-from ..gobase64 import canonical_std
+from ..goport.gobase64 import canonical_std
 from .kinds import ResourceInfo
 from .validation import validate_object_meta, validate_object_meta_update
 

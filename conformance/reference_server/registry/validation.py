@@ -5,7 +5,7 @@ import re
 from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
-from ..gofmt import sharp_v_strings
+from ..goport.gofmt import sharp_v_strings
 
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN_FMT = _LABEL_FMT + r"(\." + _LABEL_FMT + ")*"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
-from ..gonet import url as gourl
-from ..gonet.strconv import valid_text
+from ..goport.gonet import url as gourl
+from ..goport.gonet.strconv import valid_text
 from .validation import is_dns1123_subdomain
 
 

@@ -23,10 +23,10 @@ from typing import Any, Callable
 import aiohttp
 
 from ..apierrors import StatusError
-from ..gojsonhtml import utf8_bytes
-from ..gojsonnum import encode as go_encode
-from ..gonet import url as gourl
-from ..gonet.strconv import quote
+from ..goport.gojsonhtml import utf8_bytes
+from ..goport.gojsonnum import encode as go_encode
+from ..goport.gonet import url as gourl
+from ..goport.gonet.strconv import quote
 
 
 def _go_duration(seconds: int) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ..gojsonraw import exact
+from ..goport.gojsonraw import exact
 from .kinds import ResourceInfo
 from .gateddrops import DropsDisabledFields
 from .groupvalidation.coordination import lease_spec_errors

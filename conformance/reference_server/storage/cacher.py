@@ -12,7 +12,7 @@ import logging
 import threading
 from typing import Any, Callable
 
-from ..gojsonnum import loads_stored
+from ..goport.gojsonnum import loads_stored
 from .clone import clone
 from .etcdapi import KVClient, prefix_range_end
 from .etcdclient import EtcdCompacted, EtcdError

@@ -24,8 +24,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
-from .. import gojsonraw
-from ..gojsonnum import encode as go_encode, loads_stored
+from ..goport import gojsonraw
+from ..goport.gojsonnum import encode as go_encode, loads_stored
 from .cacher import Reflector, WatchCache, decode_value, with_revision
 from .clone import clone
 from .errors import KeyExistsError, KeyNotFoundError, StorageError, TooOldResourceVersionError

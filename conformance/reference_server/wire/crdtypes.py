@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
-from ..gojsonnum import GoFloat, first_overflow, overflow_error, overflow_seen
+from ..goport.gojsonnum import GoFloat, first_overflow, overflow_error, overflow_seen
 from . import gotypes
 
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from ..gofmt import sharp_v
-from ..gojsonnum import go_float, go_int
-from ..gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
+from ..goport.gofmt import sharp_v
+from ..goport.gojsonnum import go_float, go_int
+from ..goport.gonet.strconv import quote as go_quote  # no raw CR/LF reaches a message or Warning header
 from . import gonull
 from . import schema as wire_schema
 from .textdecode import go_text, replace_lone_surrogates

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import gosort
-from ..gostrconv import parse_float
+from ..goport import gosort
+from ..goport.gostrconv import parse_float
 
 __all__ = ["Accept", "parse_accept"]
 

@@ -26,10 +26,10 @@ import math
 from typing import Any
 
 from .. import quantity
-from ..gobase64 import canonical_std, corrupt_offset
+from ..goport.gobase64 import canonical_std, corrupt_offset
 from . import schema
 from ._gonamed_table import NAMED
-from ..gojsonnum import remarshal, float_literal as _float_literal  # encoding/json's `floatEncoder`
+from ..goport.gojsonnum import remarshal, float_literal as _float_literal  # encoding/json's `floatEncoder`
 
 _BITS = {"i32": (32, True), "i64": (64, True), "u8": (8, False), "u32": (32, False), "u64": (64, False)}
 _GO_BASIC = {"s": "string", "b": "bool", "i32": "int32", "i64": "int64", "u8": "uint8", "u32": "uint32",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..gonet.strconv import quote
+from ..goport.gonet.strconv import quote
 
 _SPACE = frozenset(b" \t\r\n")
 _DIGITS = frozenset(b"0123456789")

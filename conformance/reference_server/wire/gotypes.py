@@ -20,9 +20,9 @@ from functools import lru_cache
 from typing import Any
 
 from .. import quantity
-from ..gojsonnum import GoFloat, float32_value, keep_literals
-from ..gobase64 import canonical_std, corrupt_offset
-from ..gotime import TimeError, parse_rfc3339
+from ..goport.gojsonnum import GoFloat, float32_value, keep_literals
+from ..goport.gobase64 import canonical_std, corrupt_offset
+from ..goport.gotime import TimeError, parse_rfc3339
 from . import schema
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),

@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from ..gofmt import format_float, sharp_v
-from ..gojsonnum import note_float
+from ..goport.gofmt import format_float, sharp_v
+from ..goport.gojsonnum import note_float
 
 _BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _GO_PLAIN = "tag:nsconform,2026:go-plain"

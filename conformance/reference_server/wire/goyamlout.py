@@ -34,8 +34,8 @@ from yaml.events import (
     StreamStartEvent,
 )
 
-from ..gojsonnum import yaml_float_text
-from ..gonet.strconv import valid_text
+from ..goport.gojsonnum import yaml_float_text
+from ..goport.gonet.strconv import valid_text
 from .goyaml import _FLOAT, _MAP, _hint, _parse_int
 
 _BASE60 = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")  # encode.go `base60float`

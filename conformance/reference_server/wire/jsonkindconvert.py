@@ -25,7 +25,7 @@ import math
 import re
 from typing import Any
 
-from ..gojsonnum import float_literal, go_float
+from ..goport.gojsonnum import float_literal, go_float
 from . import apiservicetypes, crdtypes, goconvert
 from .goconvert import ConvertError
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..gobase64 import canonical_std
+from ..goport.gobase64 import canonical_std
 from . import crdopenapi, crdtypes, jsonkindschemas, openapi_builder, openapi_routes, schema
 from .gotypes import kind_word
 from .kinds import DEFAULT_KINDS, KindInfo

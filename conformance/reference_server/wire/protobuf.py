@@ -29,7 +29,7 @@ from .schema import (BODY_MESSAGES, JSON_SCALAR_MESSAGES, KIND_MESSAGES, OUTPUT_
                      fields, fields_by_name)
 from ._proto_table import MESSAGES
 from .textdecode import loads_json
-from .. import gojsonraw
+from ..goport import gojsonraw
 
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 WATCH_CONTENT_TYPE = CONTENT_TYPE + ";stream=watch"

@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from ..gojsonnum import go_float, go_int
+from ..goport.gojsonnum import go_float, go_int
 from .goyaml import GoYAMLLoader, UnsupportedValue
 
 MAX_DEPTH = 100

@@ -13,7 +13,7 @@ import yaml
 from conformance.reference_server.registry.crd import CRD_INFO, CRDStrategy
 from conformance.reference_server.registry.crdschema import (is_structural, non_structural_condition,
                                                              validate_crd_schemas)
-from conformance.reference_server.goregexp import error_text as regexp_error
+from conformance.reference_server.goport.goregexp import error_text as regexp_error
 
 R = "spec.validation.openAPIV3Schema"
 DATA = Path(__file__).parent / "data"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conformance.reference_server.gojsonnum import go_float, go_int
+from conformance.reference_server.goport.gojsonnum import go_float, go_int
 from conformance.reference_server.registry.crobjectmeta import decode_error, reprint
 
 

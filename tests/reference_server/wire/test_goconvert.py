@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from conformance.reference_server.gobase64 import corrupt_offset
+from conformance.reference_server.goport.gobase64 import corrupt_offset
 from conformance.reference_server.wire import goconvert
 
 

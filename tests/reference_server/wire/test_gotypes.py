@@ -20,7 +20,7 @@ def test_an_int_or_string_error_has_both_wordings() -> None:
 def test_a_float32_field_refuses_what_parse_float_32_refuses_and_holds_it_rounded() -> None:
     """No field of a served kind is a float32 in 1.33 (k8s.io/api has none); the field model's `f32` is still
     decoded as encoding/json decodes one: `strconv.ParseFloat(s, 32)`, then written back with 32 bits."""
-    from conformance.reference_server import gojsonnum as G
+    from conformance.reference_server.goport import gojsonnum as G
     from conformance.reference_server.wire import schema
     from conformance.reference_server.wire.textdecode import loads_json
     f = schema.Field("x.Probe", "ratio", 1, "f32")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-import conformance.reference_server.gojsonnum  # noqa: F401 - (import order: gojsonnum before wire)
+import conformance.reference_server.goport.gojsonnum  # noqa: F401 - (import order: gojsonnum before wire)
 from conformance.reference_server.wire.goyamlout import dumps, plain_ok
 
 

@@ -40,7 +40,7 @@ import time
 from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
-from ... import gojsonraw
+from ...goport import gojsonraw
 from ...registry import Registry
 from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes

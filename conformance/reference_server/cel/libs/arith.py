@@ -23,7 +23,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from ...gofmt import format_float
+from ...goport.gofmt import format_float
 from .values import LibraryError
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1

@@ -19,10 +19,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from ...godur import DurationError, parse_duration
-from ...gofmt import format_float
-from ...gostrconv import parse_float as go_parse_float
-from ...gotime import TimeError, parse_rfc3339_zone
+from ...goport.godur import DurationError, parse_duration
+from ...goport.gofmt import format_float
+from ...goport.gostrconv import parse_float as go_parse_float
+from ...goport.gotime import TimeError, parse_rfc3339_zone
 from .arith import MAX_UNIX, MIN_UNIX, exact_nanos, exact_time, rust_duration, timestamp_text
 from .net import to_string as _library_string
 from .values import LibraryError, runtime_type, type_name

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from ...gofmt import format_float
+from ...goport.gofmt import format_float
 from .values import LibraryError
 
 _TWO_63, _TWO_64 = float(1 << 63), float(1 << 64)

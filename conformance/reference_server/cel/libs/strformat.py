@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ...gofmt import format_float as go_float
+from ...goport.gofmt import format_float as go_float
 from .arith import exact_nanos, exact_time
 from .values import LibraryError, runtime_type
 

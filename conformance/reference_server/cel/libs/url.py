@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...gonet import url as gourl
-from ...gonet.strconv import valid_text as _valid  # a Go string as a CEL string
+from ...goport.gonet import url as gourl
+from ...goport.gonet.strconv import valid_text as _valid  # a Go string as a CEL string
 from .values import URL, LibraryError, unwrap, wrap
 
 

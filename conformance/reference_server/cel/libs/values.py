@@ -11,7 +11,7 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
-from ...gonet.strconv import quote
+from ...goport.gonet.strconv import quote
 
 TYPE_KEY = "@cel.type"
 QUANTITY, IP, CIDR, URL, FORMAT, SEMVER = ("kubernetes.Quantity", "net.IP", "net.CIDR", "kubernetes.URL",

@@ -69,7 +69,7 @@ class EverySchedule:
 
 def _every(text: str) -> EverySchedule:
     """`cron.Every`: a delay under a second is one second, else it is rounded down to whole seconds."""
-    from ...godur import DurationError, parse_duration
+    from ...goport.godur import DurationError, parse_duration
     try:
         nanos = parse_duration(text)
     except DurationError as exc:

@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 from ...apierrors import FieldError, aggregate, field_invalid
-from ...gofmt import go_type as _go_type
+from ...goport.gofmt import go_type as _go_type
 from ..validation import is_qualified_name, validate_labels
 
 GROUP = "apiextensions.k8s.io"

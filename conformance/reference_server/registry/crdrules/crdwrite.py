@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ...gofmt import go_quote
+from ...goport.gofmt import go_quote
 from .compiler import Types, compile_rule, valid_field_path
 from .cost import TotalCost, child_cardinality, decl_type, expression_cost, over_limit, size_estimator
 

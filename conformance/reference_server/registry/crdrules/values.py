@@ -17,7 +17,7 @@ from typing import Any
 from ...cel.exacttime import ITEMS, VALUES, TimePaths
 from ...cel.libs.arith import rust_duration, timestamp_text
 from ...cel.libs.conversions import parse_rfc3339
-from ...godur import DurationError, parse_duration
+from ...goport.godur import DurationError, parse_duration
 from .compiler import escape
 
 

@@ -10,7 +10,7 @@
 - `statusroot.py`: what the root may hold when the status subresource is on (`allowedFieldsAtRootSchema`);
 - `defaults.py`: each `default` against its schema (`structuraldefaulting.ValidateDefaults`), once the schema is
   structural; an update may keep unpruned defaults the stored CRD already had (`requirePrunedDefaults`).
-- a `pattern`'s Go `regexp.Compile` error comes from `reference_server/goregexp/` (Go's parser).
+- a `pattern`'s Go `regexp.Compile` error comes from `reference_server/goport/goregexp/` (Go's parser).
 
 The CEL rules are `crdrules/`'s: upstream compiles them only when the schema is structural (`celContext` is nil
 otherwise, and when a default is refused), so `SchemaErrors.uncompiled` names the schemas whose rules must not be

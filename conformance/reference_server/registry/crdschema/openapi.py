@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ...gofmt import sharp_v_strings
+from ...goport.gofmt import sharp_v_strings
 
 OPENAPI_V3_TYPES = ("array", "boolean", "integer", "number", "object", "string")  # sets.List(): sorted
 META_FIELDS = ("metadata", "kind", "apiVersion")

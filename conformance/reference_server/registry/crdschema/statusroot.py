@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid
-from ...gofmt import sharp_v, sharp_v_strings
+from ...goport.gofmt import sharp_v, sharp_v_strings
 from ..crdrules.crdwrite import go_string, rule_go_value
 
 ALLOWED = ("Description", "Type", "Format", "Title", "Maximum", "ExclusiveMaximum", "Minimum", "ExclusiveMinimum",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_required
-from ...goregexp import error_text as regexp_error
+from ...goport.goregexp import error_text as regexp_error
 
 ROOT, ITEM, FIELD = "root", "item", "field"
 _INT_OR_STRING_ANY_OF = [{"type": "integer"}, {"type": "string"}]

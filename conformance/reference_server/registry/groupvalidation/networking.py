@@ -14,7 +14,7 @@ from typing import Any
 import re
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ...gofmt import sharp_v_strings
+from ...goport.gofmt import sharp_v_strings
 from ..shapes import as_dict, as_list
 from ..status_validation import parse_ip_sloppy
 from ..validation import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_path_segment_name,

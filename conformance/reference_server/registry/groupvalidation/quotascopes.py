@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_required
-from ...gofmt import go_quote, sharp_v_strings
+from ...goport.gofmt import go_quote, sharp_v_strings
 from ..shapes import as_dict, as_list
 
 STANDARD_SCOPES = frozenset({"Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "PriorityClass",

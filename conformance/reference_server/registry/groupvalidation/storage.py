@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, _go_quote, field_forbidden, field_invalid, field_required
-from ...gofmt import sharp_v_strings
+from ...goport.gofmt import sharp_v_strings
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_subdomain, is_qualified_name
 from .discovery import duplicate

@@ -7,7 +7,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from ...apierrors import FieldError, field_duplicate, field_forbidden, field_invalid
-from ...gonet.strconv import to_bytes
+from ...goport.gonet.strconv import to_bytes
 from ..validation import PORT_RANGE, is_valid_port_name as port_name_errors, is_valid_port_num as port_num_errors
 from ..validation import max_len_error, regex_error
 

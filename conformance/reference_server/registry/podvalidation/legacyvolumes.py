@@ -15,8 +15,8 @@ import re
 from typing import Any, Callable
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ...gofmt import sharp_v_strings
-from ...gonet.strconv import to_bytes  # (Go's len() of a string counts its bytes)
+from ...goport.gofmt import sharp_v_strings
+from ...goport.gonet.strconv import to_bytes  # (Go's len() of a string counts its bytes)
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label
 from .fields import integer

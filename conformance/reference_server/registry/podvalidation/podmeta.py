@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid
-from ...gofmt import go_quote
+from ...goport.gofmt import go_quote
 from ..shapes import as_dict
 from .podspec import validate_pod, validate_tolerations
 from .security import visit_containers

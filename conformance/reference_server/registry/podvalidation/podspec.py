@@ -17,8 +17,8 @@ import re
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ...gofmt import go_quote, sharp_v_strings
-from ...gonet.strconv import to_bytes
+from ...goport.gofmt import go_quote, sharp_v_strings
+from ...goport.gonet.strconv import to_bytes
 from ..shapes import as_dict, as_list
 from ..status_validation import ip_errors
 from ..validation import (is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,

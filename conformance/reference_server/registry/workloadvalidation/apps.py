@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ...gofmt import go_quote
+from ...goport.gofmt import go_quote
 
 from ..podvalidation import validate_pod_template_spec
 from ..shapes import as_dict

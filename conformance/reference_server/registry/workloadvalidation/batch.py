@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
-from ...gofmt import q_strings, sharp_v_ints
+from ...goport.gofmt import q_strings, sharp_v_ints
 
 from ..groupvalidation.formats import domain_prefixed_path
 from ..groupvalidation.storage import too_long

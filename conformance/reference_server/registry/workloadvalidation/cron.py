@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import zoneinfo
 
-from ...godur import DurationError, parse_duration
-from ...gonet.strconv import quote
+from ...goport.godur import DurationError, parse_duration
+from ...goport.gonet.strconv import quote
 
 _MONTHS = {n: i + 1 for i, n in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
                                            "nov", "dec"))}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...gofmt import go_quote, sharp_v_string_map as go_string_map, sharp_v_strings
+from ...goport.gofmt import go_quote, sharp_v_string_map as go_string_map, sharp_v_strings
 from ..shapes import as_dict
 
 ADDRESS = "0xc000000000"

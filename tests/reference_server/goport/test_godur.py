@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.godur import DurationError, parse_duration
+from conformance.reference_server.goport.godur import DurationError, parse_duration
 
 NS, US, MS, S, M, H = 1, 1_000, 1_000_000, 1_000_000_000, 60_000_000_000, 3_600_000_000_000
 

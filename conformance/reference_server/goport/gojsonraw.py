@@ -32,7 +32,7 @@ from typing import Any
 
 from . import gojsonnum
 from .gojsonhtml import escape_html
-from .wire import textdecode  # (the module: it imports gojsonnum, which imports this one)
+from ..wire import textdecode  # (the module: it imports gojsonnum, which imports this one)
 
 SEEN = [False]  # has any value been wrapped? (until then no answer or stored value holds one)
 _WS_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|[ \t\r\n]+', re.DOTALL)

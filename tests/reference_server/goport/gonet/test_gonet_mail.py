@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.gonet.mail import Address, MailError, parse_address
+from conformance.reference_server.goport.gonet.mail import Address, MailError, parse_address
 
 SURROGATE_HALF = b"\xed\xa0\x80".decode("utf-8", "surrogateescape")  # bytes Go reads as invalid UTF-8
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.gotime import TimeError, format_rfc3339_utc, is_zero, parse_rfc3339
+from conformance.reference_server.goport.gotime import TimeError, format_rfc3339_utc, is_zero, parse_rfc3339
 from conformance.reference_server.wire.gotypes import time_error
 
 LAYOUT = '"2006-01-02T15:04:05Z07:00"'

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conformance.reference_server import gojsonnum as G
+from conformance.reference_server.goport import gojsonnum as G
 from conformance.reference_server.wire.textdecode import loads_json
 
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from ..memo import remember
+from ...memo import remember
 from .strconv import quote, quote_bytes, to_bytes, to_text
 
 _PATH, _PATH_SEGMENT, _HOST, _ZONE, _USER_PASSWORD, _QUERY_COMPONENT, _FRAGMENT = range(1, 8)

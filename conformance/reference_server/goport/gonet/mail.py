@@ -18,7 +18,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from ..memo import remember
+from ...memo import remember
 from .strconv import quote, quote_bytes, to_bytes, to_text
 
 

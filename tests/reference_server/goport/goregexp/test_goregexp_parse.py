@@ -8,9 +8,8 @@ import time
 
 import pytest
 
-from conformance.reference_server.goregexp import error_text
-from conformance.reference_server.goregexp.parser import (CLASS_NL, DOT_NL, FOLD_CASE, PERL_X, UNICODE_GROUPS,
-                                                           GoRegexpError, dump, parse)
+from conformance.reference_server.goport.goregexp import error_text
+from conformance.reference_server.goport.goregexp.parser import CLASS_NL, DOT_NL, FOLD_CASE, PERL_X, UNICODE_GROUPS, GoRegexpError, dump, parse
 
 TEST_FLAGS = CLASS_NL | DOT_NL | PERL_X | UNICODE_GROUPS
 

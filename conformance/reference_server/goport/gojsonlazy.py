@@ -28,7 +28,7 @@ from collections.abc import Callable
 from . import gojsonnum
 from .gojsonraw import compact
 from .gonet.strconv import quote
-from .wire.gotypes import kind_word
+from ..wire.gotypes import kind_word
 
 _RAW, _DOC, _ARY = 0, 1, 2
 _WS = " \t\r\n"

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from conformance.reference_server.gostrconv import parse_float
+from conformance.reference_server.goport.gostrconv import parse_float
 
 
 @pytest.mark.parametrize("text, bits, value, ok", [

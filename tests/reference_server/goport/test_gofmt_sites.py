@@ -19,7 +19,7 @@ from conformance.reference_server.registry.podvalidation.podspec import tolerati
 from conformance.reference_server.registry.validation import validate_object_meta_update
 from conformance.reference_server.server import build_context
 
-from .conftest import status_of
+from ..conftest import status_of
 
 
 @pytest.fixture(scope="module")

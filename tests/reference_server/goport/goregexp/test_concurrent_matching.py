@@ -8,7 +8,7 @@ import random
 import sys
 import threading
 
-from conformance.reference_server import goregexp
+from conformance.reference_server.goport import goregexp
 
 PATTERN = "a(a|b){13}c"  # over random a/b text its DFA outgrows the state cache, again and again
 

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from conformance.reference_server import goregexp
-from conformance.reference_server.goregexp.pike import leftmost_first
+from conformance.reference_server.goport import goregexp
+from conformance.reference_server.goport.goregexp.pike import leftmost_first
 
 FIND_TESTS = [
     ("", "", [""]), ("^abcdefg", "abcdefg", ["abcdefg"]), ("a+", "baaab", ["aaa"]), ("abcd..", "abcdef", ["abcdef"]),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from .test_crd_rules import gadget, refused, served, spec_schema, srv, write_crd  # noqa: F401 (srv: fixture)
+from ..test_crd_rules import gadget, refused, served, spec_schema, srv, write_crd  # noqa: F401 (srv: fixture)
 
 PATH = "spec.validation.openAPIV3Schema.properties[spec].properties[s].pattern"
 

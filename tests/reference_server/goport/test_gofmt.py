@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.gofmt import go_quote, plain_v, q_strings, sharp_v_ints, sharp_v_strings
+from conformance.reference_server.goport.gofmt import go_quote, plain_v, q_strings, sharp_v_ints, sharp_v_strings
 
 
 @pytest.mark.parametrize("text, shown", [

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.gonet import url as gourl
-from conformance.reference_server.gonet.url import URL, Userinfo
+from conformance.reference_server.goport.gonet import url as gourl
+from conformance.reference_server.goport.gonet.url import URL, Userinfo
 
 # (input, expected URL, round trip: "" means the input itself)
 URLTESTS = [

@@ -8,9 +8,9 @@ import binascii
 import pytest
 import requests
 
-from conformance.reference_server.gobase64 import decode_std
+from conformance.reference_server.goport.gobase64 import decode_std
 
-from .conftest import unique
+from ..conftest import unique
 
 
 def test_line_breaks_are_ignored_padding_is_not() -> None:
@@ -68,6 +68,6 @@ def test_every_byte_field_is_stored_canonical(http: requests.Session, url: str) 
 
 
 def test_canonical_std_leaves_unbroken_text_alone() -> None:
-    from conformance.reference_server.gobase64 import canonical_std
+    from conformance.reference_server.goport.gobase64 import canonical_std
     assert canonical_std(CANONICAL) is CANONICAL and canonical_std(WRAPPED) == CANONICAL
     assert canonical_std("not base64\n") == "not base64\n"

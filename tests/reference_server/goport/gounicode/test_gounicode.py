@@ -7,13 +7,13 @@ import unicodedata
 
 import pytest
 
-from conformance.reference_server import goregexp, gounicode
+from conformance.reference_server.goport import goregexp, gounicode
 from conformance.reference_server.fieldmanager.manager import (
     manager_or_user_agent,
     validate_manager,
 )
-from conformance.reference_server.gonet.strconv import quote
-from conformance.reference_server.goregexp import tables
+from conformance.reference_server.goport.gonet.strconv import quote
+from conformance.reference_server.goport.goregexp import tables
 from conformance.reference_server.registry import crformats, crschema
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server import gojsonlazy as L
+from conformance.reference_server.goport import gojsonlazy as L
 
 DOC = '{"kind":"ControllerRevision","data":{"s":"t","a":[ "\\u00e9", 1.0, {"z":1,"y":2} ]}}'
 

@@ -3,7 +3,7 @@ compares. The expected orders were read from Go's own `sort.Sort` (insertion sor
 beyond)."""
 from __future__ import annotations
 
-from conformance.reference_server import gosort
+from conformance.reference_server.goport import gosort
 
 
 def odd_first(a: int, b: int) -> bool:
