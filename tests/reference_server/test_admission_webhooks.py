@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from conformance.reference_server import tls
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.ownserver import own_server
 
 from .quietserver import QuietThreadingHTTPServer

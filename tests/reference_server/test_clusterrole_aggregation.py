@@ -3,13 +3,12 @@ union of its selected roles' rules (selectors in order, roles by name, duplicate
 written by a forced apply of manager `clusterrole-aggregation-controller`."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import requests
 
 from conformance.reference_server.controller.clusterrole_aggregation import aggregated_rules
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.ownserver import own_server
 
 from .conftest import WatchReader, unique

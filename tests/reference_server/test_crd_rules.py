@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
 
 from conformance.reference_server import apierrors
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry import crdrules
 
 from .conftest import unique

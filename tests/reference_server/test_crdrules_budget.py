@@ -4,13 +4,11 @@ cancelled with upstream's words and stops the rules after it; the rules of one o
 `validation failed due to running out of cost budget`; a messageExpression's cost comes out of the same budget."""
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.crdrules import validator as crd_validator
 from tests.reference_server.ownserver import own_server
 

@@ -6,12 +6,10 @@ deletion, which the session server's other tests must not see.
 from __future__ import annotations
 
 import json
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.wire import protobuf
 
 from .conftest import WatchReader, unique, wait_gone

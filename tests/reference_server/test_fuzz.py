@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 
 from .loopwatch import LOOP_BUDGET_S, LoopWatch
 

@@ -3,12 +3,11 @@ resources own and are owned), foreground deletion through a custom resource, and
 resource owning namespaced objects. A server of its own: CRDs change `/apis` for every other test."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 
 from .test_extensions import APISERVICES, CRDS, new_group, new_namespace, until, widget
 from .test_garbage_collector import Objects, ref

@@ -4,12 +4,10 @@ protobuf answers, etcd keys, and the group's two versions when the KEP-33 extens
 from __future__ import annotations
 
 import copy
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.storage.keys import object_key
 from conformance.reference_server.wire.protobuf import decode_response
 from tests.reference_server.ownserver import own_server

@@ -1,10 +1,8 @@
 """The `design` profile: finalize by POST, cross-namespace list at /api/v1/list/{resource}."""
 from __future__ import annotations
 
-import pytest
 import requests
 
-from conformance.reference_server.embedded import start_embedded
 from tests.reference_server.ownserver import own_server
 
 from .conftest import status_of

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.ownserver import own_server
 
 AR = "/apis/admissionregistration.k8s.io/v1"

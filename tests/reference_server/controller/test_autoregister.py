@@ -4,13 +4,10 @@ autoregister controller, `onstart`) and of each served CRD version (crd-autoregi
 from __future__ import annotations
 
 import asyncio
-from typing import Iterator
 
-import pytest
 import requests
 
 from conformance.reference_server.controller.autoregister import LABEL, AutoRegister
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry.store import DeleteOptions
 from conformance.reference_server.server import build_context
 from tests.reference_server.conftest import unique

@@ -7,12 +7,10 @@ that webhooks and policies see and may refuse; its resources are served once its
 from __future__ import annotations
 
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.registry import Registry
 from conformance.reference_server.storage import MemoryStore
 from tests.reference_server.ownserver import own_server

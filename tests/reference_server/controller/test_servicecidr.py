@@ -8,13 +8,12 @@ from __future__ import annotations
 import subprocess
 import time
 from datetime import datetime
-from typing import Iterator
 
 import pytest
 import requests
 
 from conformance.reference_server.controller import servicecidr as servicecidr_controller
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import start_embedded
 from tests.reference_server.conftest import unique
 from tests.reference_server.kubectl_run import run_kubectl
 from tests.reference_server.ownserver import own_server

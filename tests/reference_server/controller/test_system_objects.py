@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 import requests
@@ -16,7 +16,7 @@ from conformance.reference_server import apierrors as E
 from conformance.reference_server.controller import bootstrap, system_objects
 from conformance.reference_server.controller.system_objects import (NAMESPACES_INTERVAL, SERVICE_INTERVAL,
                                                                     SystemObjects)
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.ownserver import own_server
 
 AR = "/apis/admissionregistration.k8s.io/v1"

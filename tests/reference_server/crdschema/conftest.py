@@ -1,11 +1,8 @@
 """One embedded server per test module of this package."""
 from __future__ import annotations
 
-from typing import Iterator
 
-import pytest
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.reference_server.ownserver import own_server
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

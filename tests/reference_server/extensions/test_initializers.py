@@ -3,12 +3,11 @@ merge rule, and the served behaviour with the gate on and off."""
 from __future__ import annotations
 
 import uuid
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import start_embedded
 from conformance.reference_server.extensions import parse_feature_gates
 from conformance.reference_server.extensions.initializers import merged_initializers
 from conformance.reference_server.deviations import Deviations

@@ -4,12 +4,11 @@
 are in no role but cluster-admin's `*`."""
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.ownserver import own_server
 
 

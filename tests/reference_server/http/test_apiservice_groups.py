@@ -4,12 +4,11 @@ kube-aggregator's handler_apis.go builds them; aggregated discovery and the grou
 from __future__ import annotations
 
 import subprocess
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.http.apiservice_groups import sorted_by_group_and_version
 from tests.reference_server.conftest import unique
 from tests.reference_server.ownserver import own_server

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 import socket
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.http.chain_headers import new_audit_id
 from tests.reference_server.ownserver import own_server
 

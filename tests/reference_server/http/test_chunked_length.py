@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import pytest
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import chunked_length
 from tests.reference_server.ownserver import own_server
 

@@ -4,11 +4,10 @@ handle still goes through aiohttp."""
 from __future__ import annotations
 
 import socket
-from typing import Iterator
 
 import pytest
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.http import connection, fastwrite
 from tests.reference_server.ownserver import own_server
 

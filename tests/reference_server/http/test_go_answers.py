@@ -3,11 +3,10 @@ request head it cannot read (`conn.serve`/`readRequest` in net/http/server.go), 
 kube-apiserver sets (`MaxHeaderBytes`), which is also what a legitimate large header may use."""
 from __future__ import annotations
 
-from typing import Iterator
 
 import pytest
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.http import go_answers
 from tests.reference_server.ownserver import own_server
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import gzip
 import re
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.http import openapi
 from tests.reference_server.ownserver import own_server
 from tests.reference_server.wire.test_openapi_pb import fields, named

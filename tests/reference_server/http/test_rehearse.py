@@ -5,12 +5,12 @@ against a state that changed meanwhile is refused 409, as upstream's GuaranteedU
 validated again against the new state). No timing: the validation is held on an Event the test sets."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry import crschema
 
 from ..conftest import unique

@@ -7,11 +7,9 @@ answer below is what a Go net/http server wrote to the same bytes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.http import repeated_headers
 from tests.reference_server.ownserver import own_server
 

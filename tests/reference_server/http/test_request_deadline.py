@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 import socket
 import time
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
 from tests.reference_server.ownserver import own_server
 
 TOKEN = "deadline-token"

@@ -8,12 +8,11 @@ from __future__ import annotations
 import asyncio
 import time
 from types import SimpleNamespace
-from typing import Iterator
 
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.flowcontrol.limits import LevelLimits
 from conformance.reference_server.flowcontrol.queueset import QueueSet
 from conformance.reference_server.flowcontrol.workestimate import WorkEstimate

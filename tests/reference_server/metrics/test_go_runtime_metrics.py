@@ -3,7 +3,6 @@ names, HELP texts, types and labels, values from this process, read by our stric
 from __future__ import annotations
 
 import gc
-from typing import Iterator
 
 import pytest
 import requests

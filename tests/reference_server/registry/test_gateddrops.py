@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.gateddrops import (SPEC_RULES, drop_disabled_fields,
                                                               drop_disabled_status_fields_of)
 from tests.reference_server.ownserver import own_server

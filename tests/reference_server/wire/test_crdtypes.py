@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.wire.crdtypes import type_error
 from tests.reference_server.crds import create_crd
 from tests.reference_server.ownserver import own_server

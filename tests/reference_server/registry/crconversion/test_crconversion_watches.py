@@ -18,7 +18,7 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from conformance.reference_server.embedded import RunningServer, start_embedded
+from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.crds import CRDS, create_crd, schemaless_crd
 from tests.reference_server.ownserver import own_server
 from tests.tools import kubectl as kubectl_tool
