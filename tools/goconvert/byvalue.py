@@ -187,21 +187,25 @@ def _rows(table: set[str]) -> list[str]:
     for qualified in sorted(table):
         message, _, name = qualified.rpartition(".")
         by_message.setdefault(message, []).append(name)
-    lines = []
+    lines: list[str] = []
     for message, names in by_message.items():
-        line = f"    {message!r}: frozenset({{" + ", ".join(repr(n) for n in names) + "}),"
-        if len(line) <= 120:
-            lines.append(line)
-            continue
-        lines.append(f"    {message!r}: frozenset({{")
-        row = "       "
-        for n in names:
-            if len(row) + len(repr(n)) + 2 > 120:
-                lines.append(row.rstrip())
-                row = "       "
-            row += f" {n!r},"
-        lines += [row, "    }),"]
+        lines += _entry(message, [repr(n) for n in names], "frozenset({", "})")
     return lines
+
+
+def _entry(message: str, items: list[str], opening: str, closing: str) -> list[str]:
+    """`message: <opening>items<closing>,` on one line, or, past 120 columns, the items wrapped below it."""
+    line = f"    {message!r}: {opening}" + ", ".join(items) + f"{closing},"
+    if len(line) <= 120:
+        return [line]
+    lines = [f"    {message!r}: {opening}"]
+    row = "       "
+    for item in items:
+        if len(row) + len(item) + 2 > 120:
+            lines.append(row.rstrip())
+            row = "       "
+        row += f" {item},"
+    return lines + [row, f"    {closing},"]
 
 
 def main() -> None:
@@ -240,19 +244,7 @@ def _kinds_text(kinds: dict[str, dict[str, str]], tag: str) -> str:
            '(encode.go `isEmptyValue`: never a struct; a slice or map of length 0,\n"", 0, false)."""')
     lines = [doc, "", "GO_KINDS: dict[str, dict[str, str]] = {"]
     for message in sorted(kinds):
-        pairs = [f"{name!r}: {kind!r}" for name, kind in kinds[message].items()]
-        line = f"    {message!r}: {{" + ", ".join(pairs) + "},"
-        if len(line) <= 120:
-            lines.append(line)
-            continue
-        lines.append(f"    {message!r}: {{")
-        row = "       "
-        for pair in pairs:
-            if len(row) + len(pair) + 2 > 120:
-                lines.append(row.rstrip())
-                row = "       "
-            row += f" {pair},"
-        lines += [row, "    },"]
+        lines += _entry(message, [f"{name!r}: {kind!r}" for name, kind in kinds[message].items()], "{", "}")
     lines += ["}", ""]
     return "\n".join(lines).replace("'", '"')
 
