@@ -19,7 +19,7 @@ from apiextensions-apiserver `pkg/apis/apiextensions/v1/types.go`, `types_jsonsc
 
 marshal.go's own `MarshalJSON`s: `JSONSchemaPropsOrArray` (`items`) writes its list when it has items, else its
 schema (`null` without one: `"items": []` is `null`, as is anything its `UnmarshalJSON` ignores: a string, a
-number); `JSONSchemaPropsOrStringArray` (a `dependencies` value) its list of strings when not empty, else its schema,
+number; stored so, it is read back a nil pointer, left out: only a webhook's review shows the `null`); `JSONSchemaPropsOrStringArray` (a `dependencies` value) its list of strings when not empty, else its schema,
 else `null`; `JSONSchemaPropsOrBool` its schema or its bool; `JSON` (`default`, `example`, `enum`) its raw bytes,
 which the internal version's `interface{}` made (v1 conversion.go `Convert_apiextensions_JSON_To_v1_JSON`:
 `json.Marshal`, so every object's keys sorted). A JSON `null` given to a field held by value was dropped as the body was decoded
@@ -102,6 +102,7 @@ class _Walker:
                 drop = bool(omitempty)  # without it kept: not nil once read back from JSON storage
             else:
                 new = self.value(value, ft)
+                drop = new is None and ft == "or-array" and self.stored  # (stored `null`: a nil pointer read back)
             if drop:
                 out = dict(v) if out is v else out
                 del out[name]

@@ -60,8 +60,8 @@ def test_a_crd_s_empty_and_zero_omitempty_fields_are_left_out() -> None:
 
 
 def test_marshal_go_s_own_marshalers() -> None:
-    """marshal.go: `JSONSchemaPropsOrArray` writes `null` for `[]` (no items, no schema) and its schemas' zero
-    fields left out; `JSONSchemaPropsOrStringArray` `null` for `[]`; `JSONSchemaPropsOrBool` its bool or schema;
+    """marshal.go: `JSONSchemaPropsOrArray` writes `null` for `[]` (no items, no schema; as decoded from a body)
+    and its schemas' zero fields left out; `JSONSchemaPropsOrStringArray` `null` for `[]`; `JSONSchemaPropsOrBool` its bool or schema;
     `JSON` (`default`) its bytes as they are."""
     schema = {"type": "object", "properties": {
         "a": {"type": "array", "items": []},
@@ -70,9 +70,12 @@ def test_marshal_go_s_own_marshalers() -> None:
         "d": {"type": "object", "additionalProperties": {"type": "string", "pattern": ""},
               "dependencies": {"x": [], "y": ["z"], "w": {"type": "string", "nullable": False}}},
         "e": {"type": "object", "additionalProperties": False, "default": {"k": "", "n": []}}}}
-    out = written_object(_crd({"schema": {"openAPIV3Schema": schema}}), *CRD)
+    out = written_object(_crd({"schema": {"openAPIV3Schema": schema}}), *CRD, stored=False)
     props = out["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
     assert props["a"] == {"type": "array", "items": None}
+    # stored, that `null` is read back into the `*JSONSchemaPropsOrArray`: nil, left out
+    stored = written_object(_crd({"schema": {"openAPIV3Schema": schema}}), *CRD)
+    assert stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["a"] == {"type": "array"}
     assert props["b"]["items"] == [{"type": "string"}, {}]
     assert props["c"]["items"] == {"type": "string"}
     assert props["d"] == {"type": "object", "additionalProperties": {"type": "string"},
