@@ -180,13 +180,14 @@ class GenericStore:
 
     def _stored_form(self, obj: dict[str, Any]) -> dict[str, Any]:
         """What a create or update stores: `_normalize(obj)`, a built-in kind's fields as Go writes them read back
-        from protobuf storage (by-value fields' zero values, nil ones `null` or left out: wire/gowritten.py), then
-        each struct's fields in the Go struct's order (wire/gostructs.py) and each Go map's keys sorted
+        from protobuf storage, a CRD's and an APIService's from JSON storage (by-value fields' zero values, nil ones
+        `null` or left out: wire/gowritten.py), then each struct's fields in the Go struct's order
+        (wire/gostructs.py) and each Go map's keys sorted
         (wire/gomaps.py), as the Go type kube-apiserver decodes into writes them; done once here, so reads answer
         the stored form. `obj` is left untouched (what is out of order is copied, with the dicts on its way)."""
         out = self._normalize(obj)
         if not getattr(self, "crd_name", None):
-            out = gowritten.written(out, OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind"))))
+            out = gowritten.written_object(out, out.get("apiVersion"), out.get("kind"))
         return gostructs.typed_form(self.api_version, self.info.kind)(out)
 
     def _in_order(self, change: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:

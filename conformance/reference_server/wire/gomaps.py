@@ -123,7 +123,7 @@ def _crd_value(v: Any, t: Any) -> Any:
     if t in ("or-array", "or-bool", "or-string-array"):  # a schema, or a bool / a list of strings
         t = "JSONSchemaProps"
     if not isinstance(v, dict) or t not in crdtypes.STRUCTS:
-        return v  # a scalar, or `JSON` (default, example, enum: its raw bytes kept as sent, as v1.JSON's)
+        return v  # a scalar, or `JSON` (default, example, enum: sorted by wire/gowritten_described.py)
     out = v
     for name, ft in _crd_fields(t):
         x = v.get(name)

@@ -4,7 +4,8 @@ encoding/json writes when the body left it out, and none it leaves out.
 kube-apiserver answers what it decoded from storage (k8s.io/apiserver `registry/generic/registry/store.go`
 `Create`/`Update` hand `out` to etcd3 `store.go`, whose `Create` and `GuaranteedUpdate` decode the stored bytes
 into it), and a built-in kind is stored as protobuf (the storage codec's default media type; a CRD and an
-APIService are stored as JSON, `LegacyCodec`, and a custom resource is an unstructured map: neither comes here).
+APIService are stored as JSON, `LegacyCodec`: `written_object` walks them by their own Go structs,
+wire/gowritten_described.py; a custom resource is an unstructured map and does not come here).
 Read back into the Go struct and written by encoding/json (sigs.k8s.io/json `encode.go`), a field is, by its Go
 kind (`_gokinds_table.py`, generated from k8s.io/api's types by tools/goconvert/byvalue.py):
 
@@ -22,14 +23,15 @@ kind (`_gokinds_table.py`, generated from k8s.io/api's types by tools/goconvert/
 
 Applied once on the write path (registry/store.py's stored form, in the same walk as before), so every answer,
 list, watch event and YAML rendering of the stored object shows it and reads pay nothing; the field manager's
-empty object gets only the `null`s (`zeros=False`), so a body's `null` there owns nothing.
+empty object gets only the `null`s (`zeros=False`), so a body's `null` there owns nothing. A CRD and an APIService,
+outside the field model, are written by their own Go structs (`written_object`: wire/gowritten_described.py).
 """
 from __future__ import annotations
 
 from functools import cache
 from typing import Any, NamedTuple
 
-from . import schema
+from . import gowritten_described, schema
 from ._gokinds_table import GO_KINDS
 
 # what the `MarshalJSON` of a by-value type with one writes for its zero value
@@ -163,6 +165,17 @@ def written(obj: Any, message: str | None, zeros: bool = True, stored: bool = Tr
                 out = dict(obj) if out is obj else out
                 out[name] = written({}, struct) if struct is not None else zero  # (a fresh struct each)
     return out
+
+
+def written_object(obj: Any, api_version: Any, kind: Any, stored: bool = True) -> Any:
+    """A top-level object of `kind` as Go writes it (`written`, `stored` as there): a CRD's or an APIService's by
+    their Go structs (wire/gowritten_described.py; their metadata as every kind's), a kind of the field model by
+    its message; another (a custom resource, an unstructured map) is `obj` itself."""
+    structs = gowritten_described.described(api_version, kind)
+    if structs is not None:
+        return gowritten_described.written(obj, kind, structs,
+                                           lambda meta: written(meta, "meta.ObjectMeta", stored=stored), stored)
+    return written(obj, schema.OUTPUT_MESSAGES.get((api_version, kind)), stored=stored)
 
 
 def _items(items: Any, sub: str, zeros: bool, stored: bool) -> Any:

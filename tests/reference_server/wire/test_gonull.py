@@ -93,6 +93,8 @@ def test_generated_table_is_current(tmp_path):
     assert out.read_text() == (ROOT / "conformance/reference_server/wire/_gobyvalue_table.py").read_text()
     kinds = tmp_path / "_gokinds_table.py"  # (written beside it: every field's Go kind, wire/gowritten.py's)
     assert kinds.read_text() == (ROOT / "conformance/reference_server/wire/_gokinds_table.py").read_text()
+    described = tmp_path / "_godescribed_table.py"  # (a CRD's and an APIService's, wire/gowritten_described.py's)
+    assert described.read_text() == (ROOT / "conformance/reference_server/wire/_godescribed_table.py").read_text()
 
 
 def test_repeated_null_in_a_crd_by_its_go_types():

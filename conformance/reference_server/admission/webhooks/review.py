@@ -9,8 +9,7 @@ from typing import Any
 from ... import apierrors as E
 from ...wire.gomaps import sort_unstructured
 from ...wire.gostructs import typed_form
-from ...wire.gowritten import written
-from ...wire.schema import OUTPUT_MESSAGES
+from ...wire.gowritten import written_object
 from .matching import Attributes
 
 API_VERSION, KIND = "admission.k8s.io/v1", "AdmissionReview"
@@ -69,7 +68,7 @@ def encoded(obj: Any, custom: bool = False) -> Any:
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return obj
     try:
-        return typed_form(api_version, kind)(written(obj, OUTPUT_MESSAGES.get((api_version, kind)), stored=False))
+        return typed_form(api_version, kind)(written_object(obj, api_version, kind, stored=False))
     except (TypeError, AttributeError, KeyError):  # a shape the decoder let through that the walk cannot read
         return obj
 
