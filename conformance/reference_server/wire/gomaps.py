@@ -94,8 +94,8 @@ def _walk(obj: dict[str, Any], plan: _Plan) -> dict[str, Any]:
 def _crd_reaches_map(t: Any, seen: frozenset[str] = frozenset()) -> bool:
     if isinstance(t, tuple):
         return t[0] == "map" or (t[0] == "slice" and _crd_reaches_map(t[1], seen))
-    if t in ("or-array", "or-bool"):
-        return True  # a JSONSchemaProps
+    if t in ("or-array", "or-bool", "json"):
+        return True  # a JSONSchemaProps, or a `JSON` (any value)
     if t not in crdtypes.STRUCTS or t in seen:
         return False
     return any(_crd_reaches_map(f, seen | {t}) for f in crdtypes.STRUCTS[t].values())
@@ -120,10 +120,12 @@ def _crd_value(v: Any, t: Any) -> Any:
         return v
     if t == "or-array" and isinstance(v, list):  # JSONSchemaPropsOrArray: a schema or a list of them
         return _crd_value(v, ("slice", "JSONSchemaProps"))
+    if t == "json":  # default, example, an enum's value: as the internal type's `interface{}` is written again
+        return sort_unstructured(v)
     if t in ("or-array", "or-bool", "or-string-array"):  # a schema, or a bool / a list of strings
         t = "JSONSchemaProps"
     if not isinstance(v, dict) or t not in crdtypes.STRUCTS:
-        return v  # a scalar, or `JSON` (default, example, enum: its raw bytes kept as sent, as v1.JSON's)
+        return v  # a scalar
     out = v
     for name, ft in _crd_fields(t):
         x = v.get(name)
@@ -135,7 +137,11 @@ def _crd_value(v: Any, t: Any) -> Any:
 
 def _sort_crd(obj: dict[str, Any]) -> dict[str, Any]:
     """A CustomResourceDefinition (apiextensions `types.go`, `types_jsonschema.go`: `properties`,
-    `patternProperties`, `definitions`, `dependencies` are maps) and its metadata's maps."""
+    `patternProperties`, `definitions`, `dependencies` are maps) and its metadata's maps. A `JSON` (`default`,
+    `example`, each `enum` value) is sorted at every level too: its v1 bytes are never kept as sent, since
+    the CRD registry stores and answers the internal type, whose `JSON` is an `interface{}`
+    (apiextensions `v1/conversion.go`: `Convert_v1_JSON_To_apiextensions_JSON` unmarshals the bytes,
+    `Convert_apiextensions_JSON_To_v1_JSON` writes them again with `json.Marshal`: maps sorted)."""
     out = _walk(obj, _plan("meta.PartialObjectMetadata"))
     for name, struct in (("spec", "CustomResourceDefinitionSpec"), ("status", "CustomResourceDefinitionStatus")):
         v = out.get(name)

@@ -111,9 +111,10 @@ def widgets(http: requests.Session, url: str) -> Iterator[tuple[str, str]]:
                          "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
     r = create_crd(http, url, crd)
     assert r.status_code == 201, r.text
-    # the CRD's schema: `properties` a Go map (sorted), `default` a v1.JSON (its bytes as sent), each schema's
-    # fields in JSONSchemaProps' order (wire/gostructs.py)
-    assert b'"properties":{"spec":{"type":"object","default":{"y":1,"b":2},"x-kubernetes-preserve-unknown-fields":' \
+    # the CRD's schema: `properties` a Go map (sorted), `default` a v1.JSON (sorted too: the registry stores the
+    # internal type, whose `JSON` is an `interface{}` written again by `json.Marshal`, apiextensions
+    # v1/conversion.go), each schema's fields in JSONSchemaProps' order (wire/gostructs.py)
+    assert b'"properties":{"spec":{"type":"object","default":{"b":2,"y":1},"x-kubernetes-preserve-unknown-fields":' \
            b'true},"zeta":{"type":"string","default":"d"}}' in r.content, r.content
     yield group, f"{url}/apis/{group}/%s/namespaces/default/widgets"
     http.delete(f"{url}{CRDS}/widgets.{group}")
