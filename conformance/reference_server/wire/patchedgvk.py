@@ -19,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .gotypes import kind_word
-
 _FIELDS = {"apiversion": "apiVersion", "kind": "kind"}
 
 
@@ -41,6 +39,7 @@ def interpret_error(doc: dict[str, Any]) -> str | None:
         if value is None:  # (`null` into a string: left as it was, no error)
             continue
         if not isinstance(value, str):
+            from .gotypes import kind_word  # (here: gotypes imports goport's JSON modules, which import it)
             return ("couldn't get version/kind; json parse error: json: cannot unmarshal "
                     f"{kind_word(value)} into Go struct field .{field} of type string")
         if field == "apiVersion":
