@@ -19,6 +19,7 @@ from conformance.reference_server import tls
 from conformance.reference_server.embedded import RunningServer
 from tests.reference_server.ownserver import own_server
 
+from .crds import CRDS, create_crd, schemaless_crd
 from .quietserver import QuietThreadingHTTPServer
 from .webhookconfig import MUTATING, configure, unconfigure
 from tests.reference_server.panics import assert_dropped
@@ -92,6 +93,10 @@ class Hook:
         if path == "/nilmap":  # ... and an `add` into the nil map a `copy` of an added `null` reads as
             patch = (b'[{"op":"add","path":"/data/x","value":null},{"op":"copy","from":"/data/x","path":"/data/z"},'
                      b'{"op":"add","path":"/data/z/y","value":1}]')
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
+        if path in ("/nokind", "/kindnumber"):  # a patch after which the serializer cannot read the kind
+            patch = (b'[{"op":"remove","path":"/kind"}]' if path == "/nokind"
+                     else b'[{"op":"replace","path":"/kind","value":5}]')
             resp.update(patchType="JSONPatch", patch=base64.b64encode(patch).decode())
         if path == "/hold":
             self.release.wait(30)
@@ -228,6 +233,39 @@ def test_a_mutating_webhook_s_patch_refused_by_evanphx_is_an_internal_error(serv
         assert r.status_code == 500 and r.json()["message"] == f"Internal error occurred: {err}", r.text
     finally:
         unconfigure(server, "mutatingwebhookconfigurations", cfg)
+
+
+def test_a_mutating_webhook_s_patch_the_serializer_cannot_read_is_an_internal_error(server, hook, ns):
+    """The dispatcher decodes the patched bytes (`jsonSerializer.Decode(patchedJS, ...)`): a custom resource's,
+    into an `Unstructured`, must keep its kind (`NewMissingKindErr(string(patchedJS))`: the bytes evanphx wrote
+    of the object the review was sent, sorted at every level, quoted), and any kind's must be a string
+    (`SimpleMetaFactory.Interpret`); `NewInternalError` of either (wire/patchedgvk.py). Before, the server put
+    the kind back and stored the object."""
+    group = f"wh{uuid.uuid4().hex[:8]}.example.com"
+    assert create_crd(requests, server.url, schemaless_crd(group, "things", "Thing")).status_code == 201
+    cfg = configure(server, MUTATING, ns, None, f"{hook.url}/nokind", hook.ca_bundle, ["things"],
+                    api_groups=[group], operations=["CREATE"])
+    try:
+        body = '{"spec":{"z":1,"b":{"y":2,"c":3}},"metadata":{"name":"t"},"kind":"Thing","apiVersion":"' + group + '/v1"}'
+        r = requests.post(f"{server.url}/apis/{group}/v1/namespaces/{ns}/things", data=body,
+                          headers={"Content-Type": "application/json"})
+        sent = {k: v for k, v in hook.reviews[-1][1]["request"]["object"].items() if k != "kind"}
+        shown = json.dumps(sent, separators=(",", ":"))
+        assert shown.endswith(',"spec":{"b":{"c":3,"y":2},"z":1}}'), shown
+        why = f"Object 'Kind' is missing in '{shown}'"
+        assert r.status_code == 500 and r.json()["message"] == f"Internal error occurred: {why}", r.text
+        assert r.json()["details"] == {"causes": [{"message": why}]}, r.text
+    finally:
+        unconfigure(server, MUTATING, cfg)
+        requests.delete(f"{server.url}{CRDS}/things.{group}")
+    cfg = configure(server, MUTATING, ns, None, f"{hook.url}/kindnumber", hook.ca_bundle, operations=["CREATE"])
+    try:
+        r = cm(server, ns, "kindnumber")
+        why = ("couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field "
+               ".kind of type string")
+        assert r.status_code == 500 and r.json()["message"] == f"Internal error occurred: {why}", r.text
+    finally:
+        unconfigure(server, MUTATING, cfg)
 
 
 def test_a_mutating_webhook_s_patch_evanphx_panics_on_is_the_panic_answer(server, hook, ns):

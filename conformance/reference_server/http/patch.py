@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..goport import gojsonlazy, gojsonnum
+from ..wire import patchedgvk
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
 from ..wire.textdecode import loads_json
@@ -272,6 +273,25 @@ def patched_js(doc: Any, patch_type: str, raw: bytes) -> Iterator[None]:
         yield
     finally:
         PATCHED_JS.reset(token)
+
+
+def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, custom: bool) -> None:
+    """A JSON or merge patch's result whose version and kind the JSON serializer cannot read (wire/patchedgvk.py:
+    a `kind` or `apiVersion` no string, an `apiVersion` of two slashes, a custom resource's `kind` gone): the 422
+    on `patch` `applyPatchToCurrentObject` makes of `DecodeInto`'s error, the patched bytes shown (`PATCHED_JS`),
+    and quoted again in a missing kind's message. Within `patched_js`; `custom`: a custom resource."""
+    if patch_type not in (JSON_PATCH, MERGE_PATCH):
+        return
+    shown: list[str] = []
+
+    def text() -> str:
+        if not shown:
+            lazy = PATCHED_JS.get()
+            shown.append((lazy() if lazy is not None else None) or gojsonnum.encode(patched))
+        return shown[0]
+    why = patchedgvk.decode_error(patched, custom, text)
+    if why is not None:
+        raise patch_invalid(patched, patch_type, patch, why, text())
 
 
 def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,

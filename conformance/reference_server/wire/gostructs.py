@@ -113,7 +113,7 @@ def _go_value(v: Any, t: Any, table: str) -> Any:
     if t in ("or-array", "or-bool", "or-string-array"):  # a schema, or a bool / a list of strings
         t = "JSONSchemaProps"
     if not isinstance(v, dict) or t not in structs:
-        return v  # a scalar, or `JSON` (default, example, enum: its raw bytes kept as sent, as v1.JSON's)
+        return v  # a scalar, or `JSON` (default, example, enum: no struct; its maps sorted by wire/gomaps.py)
     fields = structs[t]
     values = {k: _go_value(x, fields[k], table) if k in fields else x for k, x in v.items()}
     rank = _rank(table, t)

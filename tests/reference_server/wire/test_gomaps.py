@@ -1,5 +1,6 @@
-"""wire/gomaps.py: the keys of Go maps sorted as `encoding/json` writes them; struct fields, `JSON` values
-(a CRD's `default`) and `RawExtension`s left as they are; nothing shared is changed."""
+"""wire/gomaps.py: the keys of Go maps sorted as `encoding/json` writes them, a CRD's `JSON` values (`default`,
+`example`, `enum`: the internal type's `interface{}`) at every level; struct fields and `RawExtension`s left as
+they are; nothing shared is changed."""
 from __future__ import annotations
 
 import copy
@@ -52,9 +53,10 @@ def test_raw_extension_and_unknown_kinds() -> None:
     assert list(gomaps.sorter("apiregistration.k8s.io/v1", "APIService")(api)["metadata"]["annotations"]) == ["a", "b"]
 
 
-def test_crd_schema_maps_sorted_json_values_kept() -> None:
+def test_crd_schema_maps_and_json_values_sorted() -> None:
     schema = {"type": "object", "properties": {
-        "spec": {"type": "object", "default": {"z": 1, "a": 2}, "properties": {
+        "spec": {"type": "object", "default": {"z": 1, "a": [{"y": 1, "x": 2}]}, "example": {"d": 1, "c": 2},
+                 "enum": [{"f": 1, "e": 2}, 3], "properties": {
             "b": {"type": "string"}, "a": {"type": "array", "items": {"type": "object", "properties": {
                 "y": {"type": "string"}, "x": {"type": "string"}}}}},
             "additionalProperties": False},
@@ -69,8 +71,11 @@ def test_crd_schema_maps_sorted_json_values_kept() -> None:
     got = out["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     assert list(got["properties"]) == ["any", "data", "spec"]
     spec = got["properties"]["spec"]
-    assert list(spec) == ["type", "default", "properties", "additionalProperties"]  # struct order kept
-    assert list(spec["default"]) == ["z", "a"]  # apiextensions `JSON`: its raw bytes, as sent
+    assert list(spec) == ["type", "default", "example", "enum", "properties", "additionalProperties"]  # struct
+    # apiextensions `JSON`: the internal `interface{}` written again by `json.Marshal` (v1/conversion.go)
+    assert list(spec["default"]) == ["a", "z"] and list(spec["default"]["a"][0]) == ["x", "y"]
+    assert list(spec["example"]) == ["c", "d"] and list(spec["enum"][0]) == ["e", "f"] and spec["enum"][1] == 3
+    assert list(schema["properties"]["spec"]["default"]) == ["z", "a"]  # (the input untouched)
     assert list(spec["properties"]) == ["a", "b"] and list(spec["properties"]["a"]["items"]["properties"]) == \
         ["x", "y"]
     assert list(got["properties"]["data"]["additionalProperties"]["properties"]) == ["m", "n"]

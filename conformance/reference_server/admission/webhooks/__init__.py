@@ -40,10 +40,10 @@ import time
 from typing import Any, Awaitable, Callable
 
 from ... import apierrors as E
-from ...goport import gojsonraw
+from ...goport import gojsonlazy, gojsonnum, gojsonraw
 from ...registry import Registry
 from ...registry.webhooktransport import service_lookup
-from ...wire import gotypes
+from ...wire import gotypes, patchedgvk
 from ...wire.textdecode import loads_json
 from .. import chain
 from . import client, review
@@ -193,10 +193,10 @@ class WebhookAdmission:
         if obj is None:
             raise review.internal(ValueError(f'admission webhook "{hook.get("name")}" attempted to modify the '
                                              "object, which is not supported for this operation"))
-        patched = self._patched(obj, resp)
+        patched = self._patched(obj, resp, a.custom)
         return patched, patched != obj
 
-    def _patched(self, obj: dict[str, Any], resp: dict[str, Any]) -> dict[str, Any]:
+    def _patched(self, obj: dict[str, Any], resp: dict[str, Any], custom: bool) -> dict[str, Any]:
         if resp.get("patchType") != "JSONPatch":
             raise review.internal(ValueError(f'unsupported patch type "{resp.get("patchType", "")}"'))
         try:
@@ -209,9 +209,13 @@ class WebhookAdmission:
             patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops, text))
             if raws:
                 gojsonraw.repatched(patched, raws, text.decode("utf-8", "replace"), merge=False)
-            return patched
         except E.StatusError as exc:  # (`Apply`'s error in evanphx's words: http/patch.py `PatchApplyError`)
             raise review.internal(ValueError(getattr(exc, "text", exc.status.get("message", "")))) from None
+        if isinstance(patched, dict):  # `jsonSerializer.Decode(patchedJS, ...)`: its version and kind read first
+            why = patchedgvk.decode_error(patched, custom, lambda: _patched_bytes(obj, text, custom, patched))
+            if why is not None:
+                raise review.internal(ValueError(why))
+        return patched
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                        dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
@@ -257,6 +261,16 @@ class WebhookAdmission:
             warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]
             if not resp.get("allowed"):
                 raise review.denied(str(hook.get("name")), resp.get("status"))
+
+
+def _patched_bytes(obj: dict[str, Any], patch: bytes, custom: bool, patched: dict[str, Any]) -> str:
+    """The bytes the dispatcher's `patchObj.Apply(objJS)` returns: the patch applied by evanphx/json-patch v4.12.0
+    to `runtime.Encode(jsonSerializer, attr.VersionedObject)`, the object as the review encodes it (a custom
+    resource's map sorted at every level, review.py `encoded`); `patched` written where that model stops."""
+    try:
+        return gojsonlazy.apply_patch(gojsonnum.encode(review.encoded(obj, custom)), patch.decode("utf-8", "replace"))
+    except (gojsonlazy.PatchFailed, gojsonlazy.Unfollowed):
+        return gojsonnum.encode(patched)
 
 
 def _raw_state(obj: dict[str, Any]) -> gojsonraw.PatchBase | None:
