@@ -539,7 +539,7 @@ class CustomResourceStore(StoredVersions, GroupStore):
 
     def selection(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         pred = self.check_list(opts)
-        return on_converted(pred, self._judged, self._convert_older) if self.judges_shown else pred
+        return on_converted(pred, self._judged, self.converter is not None) if self.judges_shown else pred
 
     def _judged(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored object as a LIST of the storage version decodes it, for its selectors."""
@@ -548,12 +548,6 @@ class CustomResourceStore(StoredVersions, GroupStore):
             return cached
         obj = self._current(obj)
         return self._decoded(obj) if self._schema_changed else obj
-
-    def _convert_older(self, items: list[dict[str, Any]]) -> None:
-        """Every candidate an older storage version wrote converted at once (`ConversionPending`)."""
-        if self.converter is not None:
-            self.converter.convert_all([o for o in items if o.get("apiVersion") not in (None, self.api_version)
-                                        and served_item(self, o) is None], self.api_version)
 
     def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
         """`_finish` of an object in the storage version (StoredVersions converts the others first)."""

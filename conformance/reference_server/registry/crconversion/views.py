@@ -52,20 +52,15 @@ class CustomResourceView(VersionView):
 
     def selection(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         """The LIST's predicate of the stored objects: as they are when conversion changes `apiVersion` only,
-        else on each converted to this version (the webhook asked for every candidate at once)."""
+        else on each converted to this version (the webhook asked for what storage's page decodes: selection.py)."""
         pred = self.check_list(opts)
         if not self.judges_shown:
             return pred
-        return on_converted(pred, self._shown, self._convert_candidates)
+        return on_converted(pred, self._shown, self.converter.webhook)
 
     def _shown(self, stored: dict[str, Any]) -> dict[str, Any]:
         cached = served_item(self, stored)  # a LIST served from this version's watch cache: its conversion
         return cached if cached is not None else self.present(stored)
-
-    def _convert_candidates(self, items: list[dict[str, Any]]) -> None:
-        if self.converter.webhook:  # (`ConversionPending` naming every candidate still to be converted)
-            self.converter.convert_all([self._decode(i) for i in items if served_item(self, i) is None],
-                                       self.api_version)
 
     @property
     def table_kind(self) -> str:
