@@ -546,13 +546,23 @@ class CustomResourceStore(StoredVersions, GroupStore):
         cached = served_item(self, obj)  # (a LIST its watch cache serves: the cache's)
         if cached is not None:
             return cached
-        obj = self._current(obj)
+        if self._older(obj):
+            return self._current(obj)  # (decoded under its own version's schema, then converted)
         return self._decoded(obj) if self._schema_changed else obj
 
-    def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """`_finish` of an object in the storage version (StoredVersions converts the others first)."""
+    def _finish_converted(self, obj: dict[str, Any], converted: bool = False) -> dict[str, Any]:
+        """`_finish` of an object in the storage version (StoredVersions converts the others first: `converted`,
+        pruned already, is not decoded again)."""
         out = GroupStore._finish(self, obj)
-        return self._decoded(out) if self._schema_changed else out
+        return self._decoded(out) if self._schema_changed and not converted else out
+
+    def _coerced(self, converted: dict[str, Any], _stored: Any = None) -> dict[str, Any]:
+        """A webhook's answer as `schemaCoercingConverter` leaves it: pruned by the storage version's schema
+        (`unstructuredSchemaCoercer.apply`), not defaulted (the codec defaults before it converts); a copy when
+        pruning changes it."""
+        if not isinstance(self._schema, dict) or not crschema.needs_pruning(converted, self._schema, root=True):
+            return converted
+        return crschema.prune(copy.deepcopy(converted), self._schema, root=True)
 
     @property
     def table_kind(self) -> str:

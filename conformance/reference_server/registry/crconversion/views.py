@@ -33,10 +33,12 @@ class CustomResourceView(VersionView):
         self.converter = converter
         storage_schema = base.strategy.schema
         self.strategy, self.status_strategy = (
-            ConvertingStrategy(s, converter, api, storage_api, storage_schema) if s is not None else None
+            ConvertingStrategy(s, converter, api, storage_api, storage_schema, self.present) if s is not None else None
             for s in strategies)
-        # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`), when it differs
-        self._schema = strategies[0].schema if strategies[0].schema != storage_schema else None
+        # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`): when it differs,
+        # or whatever a webhook answers
+        differs = strategies[0].schema != storage_schema or converter.webhook
+        self._schema = strategies[0].schema if differs else None
         self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
         self.crd = getattr(base, "crd", None)
         if getattr(base, "_schema_changed", False):  # an object stored under an older schema, decoded (crd.py)
@@ -86,7 +88,8 @@ class CustomResourceView(VersionView):
         return sorted_root(self.coerce(super().present(self._decode(obj)), obj))
 
     def coerce(self, out: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
-        """A converted object pruned by this version's schema when it differs from the storage version's."""
+        """A converted object pruned by this version's schema (when it differs from the storage version's, or a
+        webhook converted it)."""
         if self._schema is not None and crschema.needs_pruning(out, self._schema, root=True):
             out = Presented(copy.deepcopy(dict(out)))
             out.stored = stored
