@@ -19,11 +19,15 @@ MEMO: contextvars.ContextVar[dict[str, dict[str, Any]] | None] = contextvars.Con
 
 class ConversionPending(Exception):
     """`objects` (each its own ConversionReview, as the storage decodes items one by one) must be converted to
-    `api_version` by `converter`'s webhook before the request can go on."""
+    `api_version` by `converter`'s webhook before the request can go on. `next_round`: a LIST's next stored objects
+    to judge (selection.py `asked_in_order`), asked for in rounds that are progress, not a conversion failing to
+    settle."""
 
-    def __init__(self, converter: Any, objects: list[dict[str, Any]], api_version: str, tag: str = ""):
+    def __init__(self, converter: Any, objects: list[dict[str, Any]], api_version: str, tag: str = "",
+                 next_round: bool = False):
         super().__init__(f"conversion to {api_version} pending")
         self.converter, self.objects, self.api_version, self.tag = converter, objects, api_version, tag
+        self.next_round = next_round
 
 
 def key(obj: dict[str, Any], api_version: str, tag: str = "") -> str:

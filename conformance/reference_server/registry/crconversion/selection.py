@@ -52,7 +52,7 @@ def asked_in_order(judge: Predicate, items: list[dict[str, Any]], limit: int) ->
     each, and stops once `limit` are selected (`paging && v.Len() >= Limit`): without a limit it decodes them all.
     A candidate is asked for only when the ones before it, the unanswered counted as selected, leave the page
     short, so every one asked for is one upstream decodes; the request runs again with the answers until the page
-    is full or the candidates are all judged."""
+    is full or the candidates are all judged (as many rounds as that takes: `next_round`)."""
     pending: list[ConversionPending] = []
     selected = 0
     for stored in items:
@@ -65,4 +65,4 @@ def asked_in_order(judge: Predicate, items: list[dict[str, Any]], limit: int) ->
     if pending:
         first = pending[0]
         raise ConversionPending(first.converter, [o for p in pending for o in p.objects], first.api_version,
-                                first.tag)
+                                first.tag, next_round=True)

@@ -2,10 +2,11 @@
 changes, etcd keeps each object in the version it was written in until it is written again, and upstream's
 storage codec converts it as it is decoded (apimachinery versioning.go `codec.Decode`; customresource_handler.go
 `crdConversionRESTOptionsGetter`): pruned and defaulted by the schema of the version it was written in, then
-converted, the answer pruned by the storage version's schema. The storage version's store (`CustomResourceStore`) mixes this in:
-a read answers such an object converted (`Unconverted` when the webhook must be asked, converted by the HTTP
-layer), a write converts the stored object before the patch, the field manager and the strategy use it
-(`ConversionPending` before anything is written) and stores the current storage version."""
+converted, the answer pruned by the storage version's schema. The storage version's store
+(`CustomResourceStore`) mixes this in: a read answers such an object converted (`Unconverted` when the webhook
+must be asked, converted by the HTTP layer), a write converts the stored object before the patch, the field
+manager and the strategy use it (`ConversionPending` before anything is written) and stores the current storage
+version."""
 from __future__ import annotations
 
 from typing import Any, Callable

@@ -109,3 +109,17 @@ def test_asked_in_order_counts_the_unanswered_as_selected() -> None:
     assert [o["n"] for o in asked.value.objects] == ["c", "d", "e", "f"]
     answered.update(c=True, d=True)
     asked_in_order(judge, items, 3)  # a, c, d: full, nothing more to ask
+
+
+def test_a_page_filled_after_many_rounds(movers: Movers, hook: MoveHook) -> None:
+    """Each round asks for as many objects as the page has room for: a page of one whose only selected object is
+    the twelfth is asked for in twelve rounds (the request run again after each, past `webhook.ATTEMPTS`: rounds
+    asking for new objects are no conversion failing to settle)."""
+    uids = {movers.create("v1", f"y{i:02}", {"a": "1" if i == 12 else "0"})["metadata"]["uid"]: f"y{i:02}"
+            for i in range(1, 15)}
+    _settle(movers, "v2")
+    rv = requests.get(movers.url("v1")).json()["metadata"]["resourceVersion"]
+    start = len(hook.reviews)
+    page = _page(movers, "spec.b=1", 1, rv)
+    assert [i["metadata"]["name"] for i in page["items"]] == ["y12"] and page["metadata"]["continue"]
+    assert sorted(_asked(hook, start, uids)) == [[f"y{i:02}"] for i in range(1, 13)]
