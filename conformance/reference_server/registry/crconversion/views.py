@@ -41,13 +41,13 @@ class CustomResourceView(VersionView):
         self._schema = strategies[0].schema if differs else None
         self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
         self.crd = getattr(base, "crd", None)
-        if getattr(base, "_schema_changed", False):  # an object stored under an older schema, decoded (crd.py)
+        if getattr(base, "_reads_decode", False):  # an object stored under an older schema, decoded (crd.py)
             self._decode = base._decoded
         self.present_key = f"{self.api_version}@{getattr(base, 'present_key', base.api_version)}"
         # this version's own field labels (selection.py), judged on the objects converted to it when a webhook
         # converts them (or when an older schema's objects are decoded: `_decode`)
         self.field_labels = selectable_fields(self.crd or {}, self.info.namespaced, version)
-        self.judges_shown = converter.webhook or getattr(base, "_schema_changed", False)
+        self.judges_shown = converter.webhook or getattr(base, "_reads_decode", False)
 
     def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         return make_predicate(opts.label_selector, opts.field_selector, self.field_labels, True, "")
@@ -99,7 +99,7 @@ class CustomResourceView(VersionView):
     def _answer(self, obj: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
             return obj  # a Status
-        out = self.converter.answer(obj, self.api_version, self.coerce)
+        out = self.converter.answer(self._decode(obj), self.api_version, self.coerce)  # (as `present` asks)
         return out if type(out) is not dict else self.present(obj)
 
     # ---- writes: the base's store, this version's strategy (ConvertingStrategy converts last) -------------

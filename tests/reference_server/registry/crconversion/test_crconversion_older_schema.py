@@ -91,3 +91,20 @@ def test_a_webhooks_unknown_fields_are_pruned_when_the_versions_schemas_are_the_
         assert "junk" not in got and got["spec"] == {"count": 2}
     finally:
         requests.delete(f"{server.url}{CRDS}/{w.name}")
+
+
+def test_the_storage_versions_defaults_are_applied_as_storage_decodes_a_converted_write(
+        server: RunningServer, hook: ConversionHook) -> None:
+    """A write through v1beta1 is converted to v1 by the webhook and stored as it answers (encoding defaults
+    nothing): v1's default (`zone`) is missing from what etcd holds, and every decoding of it adds it
+    (`unstructuredDefaulter` runs on each read, whatever the CRD's generation), before it is converted for
+    v1beta1: the create's answer (etcd3's `Create` decodes what it stored) and each read."""
+    w = Widgets(server, hook, v1_schema=V1_LATER)
+    try:
+        r = w.create("v1beta1", "d", {"count": 2})
+        assert r.status_code == 201 and r.json()["spec"] == {"count": 2, "zone": "z"}, r.text
+        assert requests.get(w.url("v1", "d")).json()["spec"] == {"replicas": 2, "zone": "z"}
+        assert requests.get(w.url("v1beta1", "d")).json()["spec"] == {"count": 2, "zone": "z"}
+        assert [i["spec"] for i in requests.get(w.url("v1beta1")).json()["items"]] == [{"count": 2, "zone": "z"}]
+    finally:
+        requests.delete(f"{server.url}{CRDS}/{w.name}")

@@ -89,13 +89,13 @@ class Widgets:
 
     def __init__(self, server: RunningServer, hook: ConversionHook, path: str | None = "/convert",
                  review_versions: tuple[str, ...] = ("v1", "v1beta1"), storage: str = "v1",
-                 beta_schema: dict[str, Any] = SCHEMA):
+                 beta_schema: dict[str, Any] = SCHEMA, v1_schema: dict[str, Any] = SCHEMA):
         self.server, self.hook = server, hook
         self.plural = f"w{uuid.uuid4().hex[:8]}"
         self.name = f"{self.plural}.{GROUP}"
         crd = {"metadata": {"name": self.name}, "spec": {
             "group": GROUP, "scope": "Namespaced", "names": {"plural": self.plural, "kind": "Widget"},
-            "versions": [{"name": "v1", "served": True, "storage": storage == "v1", "schema": SCHEMA},
+            "versions": [{"name": "v1", "served": True, "storage": storage == "v1", "schema": v1_schema},
                          {"name": "v1beta1", "served": True, "storage": storage == "v1beta1",
                           "schema": beta_schema}],
             "conversion": self.conversion(path, review_versions)}}
