@@ -133,13 +133,30 @@ async def present_event(present: Callable[[Any], Any], obj: dict[str, Any], get_
 
 
 async def converting(run: Callable[[], Awaitable[Any]], get_service: GetService) -> Any:
-    """`run()` (a request's handling) again after each conversion it stopped for."""
+    """`run()` (a request's handling) again after each conversion it stopped for: `ATTEMPTS` times, not counting
+    a LIST's rounds of objects it has not asked for before (registry/crconversion/selection.py: a page judged
+    object by object may take as many rounds as it has candidates)."""
     with request_memo():
-        for _ in range(ATTEMPTS):
+        asked: set[tuple[str, str]] = set()
+        stalled = 0
+        while stalled < ATTEMPTS:
             try:
                 return await run()
             except ConversionPending as pending:
+                if not _new_round(pending, asked):
+                    stalled += 1
                 await resolve(pending, get_service)
             except AnswerPending as pending:
                 return pending.finish(await answer(pending.obj, get_service))
         raise failed(UNSETTLED)
+
+
+def _new_round(pending: ConversionPending, asked: set[tuple[str, str]]) -> bool:
+    """Whether `pending` is a LIST's round naming only stored objects (by uid) no round of the request named
+    before; they are remembered."""
+    if not pending.next_round:
+        return False
+    uids = {(str((o.get("metadata") or {}).get("uid") or ""), pending.api_version) for o in pending.objects}
+    fresh = bool(uids) and all(uid and (uid, v) not in asked for uid, v in uids)
+    asked |= uids
+    return fresh

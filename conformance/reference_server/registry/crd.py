@@ -476,10 +476,13 @@ class CustomResourceStore(StoredVersions, GroupStore):
         self.categories = tuple(names.get("categories") or ())
         self.status_strategy = status_strategy
         self._schema, self._defaults, self._embedded = schema, strategy.defaults, strategy.embedded
-        # every object of a CRD whose spec never changed (generation 1) was written under this schema: reads
-        # need no fix-up, and skip even the check
-        self._schema_changed = int(crd["metadata"].get("generation") or 1) > 1 and isinstance(schema, dict)
-        if self._schema_changed:  # watch events are decoded too; their encodings cached per CRD version
+        # every object of a CRD whose spec never changed (generation 1) and that serves no other version was
+        # written under this schema: reads need no fix-up, and skip even the check. A write through another
+        # version is converted and pruned by this schema, not defaulted by it (encoding defaults nothing): its
+        # defaults come as the object is decoded (`unstructuredDefaulter`)
+        others = any(isinstance(v, dict) and v.get("served") and v is not version for v in spec["versions"])
+        self._reads_decode = (int(crd["metadata"].get("generation") or 1) > 1 or others) and isinstance(schema, dict)
+        if self._reads_decode:  # watch events are decoded too; their encodings cached per CRD version
             self.present = self._decoded
             self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
         self.convert_stored_versions(crd, observe)  # crconversion/stored.py
@@ -535,30 +538,34 @@ class CustomResourceStore(StoredVersions, GroupStore):
     def judges_shown(self) -> bool:
         """Whether a selector judges each stored object as decoded (http/watch.py too): converted from an older
         storage version by the webhook, or an older schema's object decoded (selection.py)."""
-        return self.converter is not None or self._schema_changed
+        return self.converter is not None or self._reads_decode
 
     def selection(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         pred = self.check_list(opts)
-        return on_converted(pred, self._judged, self._convert_older) if self.judges_shown else pred
+        return on_converted(pred, self._judged, self.converter is not None) if self.judges_shown else pred
 
     def _judged(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored object as a LIST of the storage version decodes it, for its selectors."""
         cached = served_item(self, obj)  # (a LIST its watch cache serves: the cache's)
         if cached is not None:
             return cached
-        obj = self._current(obj)
-        return self._decoded(obj) if self._schema_changed else obj
+        if self._older(obj):
+            return self._current(obj)  # (decoded under its own version's schema, then converted)
+        return self._decoded(obj) if self._reads_decode else obj
 
-    def _convert_older(self, items: list[dict[str, Any]]) -> None:
-        """Every candidate an older storage version wrote converted at once (`ConversionPending`)."""
-        if self.converter is not None:
-            self.converter.convert_all([o for o in items if o.get("apiVersion") not in (None, self.api_version)
-                                        and served_item(self, o) is None], self.api_version)
-
-    def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """`_finish` of an object in the storage version (StoredVersions converts the others first)."""
+    def _finish_converted(self, obj: dict[str, Any], converted: bool = False) -> dict[str, Any]:
+        """`_finish` of an object in the storage version (StoredVersions converts the others first: `converted`,
+        pruned already, is not decoded again)."""
         out = GroupStore._finish(self, obj)
-        return self._decoded(out) if self._schema_changed else out
+        return self._decoded(out) if self._reads_decode and not converted else out
+
+    def _coerced(self, converted: dict[str, Any], _stored: Any = None) -> dict[str, Any]:
+        """A webhook's answer as `schemaCoercingConverter` leaves it: pruned by the storage version's schema
+        (`unstructuredSchemaCoercer.apply`), not defaulted (the codec defaults before it converts); a copy when
+        pruning changes it."""
+        if not isinstance(self._schema, dict) or not crschema.needs_pruning(converted, self._schema, root=True):
+            return converted
+        return crschema.prune(copy.deepcopy(converted), self._schema, root=True)
 
     @property
     def table_kind(self) -> str:

@@ -387,7 +387,7 @@ class GenericStore:
         `shared` as for `get`: each item's top-level and metadata dicts are new, the rest is stored data.
         `pred`: the stored objects' predicate when another version's store checked the options (a custom
         resource's served version: registry/crconversion/selection.py); its `prepare`, if any, sees the
-        candidates first."""
+        candidates and the limit first."""
         pred = self.selection(opts) if pred is None else pred
         start: tuple[str, str] | None = None
         if opts.continue_token:
@@ -425,7 +425,7 @@ class GenericStore:
             items = [o for o in items if _key_of(o) > start]
         prepare = getattr(pred, "prepare", None)
         if prepare is not None:
-            prepare(items)
+            prepare(items, opts.limit)
         list_meta: dict[str, Any] = {"resourceVersion": str(rv)}
         if opts.limit and opts.limit > 0:
             page, after = _page(items, pred, opts.limit)

@@ -2,9 +2,11 @@
 finds the webhook's answers here, or raises `ConversionPending` naming what it needs.
 
 An answer is keyed by what a conversion may depend on: the object without its metadata, its labels and
-annotations (the only metadata a webhook may change, `restoreObjectMeta`), and the desired apiVersion. A rerun
-request makes objects that differ only in server-set metadata (a new uid, creationTimestamp, managedFields'
-times), so the rest of the metadata is restored from the object being converted, as upstream restores it."""
+annotations (the only metadata a webhook may change, `restoreObjectMeta`), and the desired apiVersion; and by
+its uid, so that two objects alike but for their names are two reviews, as upstream's decoding of each asks (a
+new object's uid is drawn once per request: strategy.py). A rerun request makes objects that differ only in
+server-set metadata (creationTimestamp, managedFields' times), so the rest of the metadata is restored from the
+object being converted, as upstream restores it."""
 from __future__ import annotations
 
 import contextvars
@@ -17,11 +19,15 @@ MEMO: contextvars.ContextVar[dict[str, dict[str, Any]] | None] = contextvars.Con
 
 class ConversionPending(Exception):
     """`objects` (each its own ConversionReview, as the storage decodes items one by one) must be converted to
-    `api_version` by `converter`'s webhook before the request can go on."""
+    `api_version` by `converter`'s webhook before the request can go on. `next_round`: a LIST's next stored objects
+    to judge (selection.py `asked_in_order`), asked for in rounds that are progress, not a conversion failing to
+    settle."""
 
-    def __init__(self, converter: Any, objects: list[dict[str, Any]], api_version: str, tag: str = ""):
+    def __init__(self, converter: Any, objects: list[dict[str, Any]], api_version: str, tag: str = "",
+                 next_round: bool = False):
         super().__init__(f"conversion to {api_version} pending")
         self.converter, self.objects, self.api_version, self.tag = converter, objects, api_version, tag
+        self.next_round = next_round
 
 
 def key(obj: dict[str, Any], api_version: str, tag: str = "") -> str:
@@ -29,8 +35,8 @@ def key(obj: dict[str, Any], api_version: str, tag: str = "") -> str:
     webhook for an object the storage encoding then sends again)."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     body = {k: v for k, v in obj.items() if k != "metadata"}
-    return tag + json.dumps([api_version, body, meta.get("labels"), meta.get("annotations")], sort_keys=True,
-                            separators=(",", ":"), default=str)
+    return tag + json.dumps([api_version, body, meta.get("uid"), meta.get("labels"), meta.get("annotations")],
+                            sort_keys=True, separators=(",", ":"), default=str)
 
 
 def start() -> contextvars.Token:

@@ -15,8 +15,9 @@ from typing import Any, Callable
 
 from ...wire.crdopenapi import selectable_paths
 from ..selectors import EVERYTHING
+from .memo import ConversionPending
 
-__all__ = ["on_converted", "selectable_fields"]
+__all__ = ["asked_in_order", "on_converted", "selectable_fields"]
 
 Predicate = Callable[[dict[str, Any]], bool]
 
@@ -30,15 +31,38 @@ def selectable_fields(crd: dict[str, Any], namespaced: bool, version: str) -> tu
     return head + tuple(dict.fromkeys(p for p in selectable_paths(crd, version) if p not in head))
 
 
-def on_converted(pred: Predicate, show: Callable[[dict[str, Any]], dict[str, Any]],
-                 prepare: Callable[[list[dict[str, Any]]], None]) -> Predicate:
+def on_converted(pred: Predicate, show: Callable[[dict[str, Any]], dict[str, Any]], webhook: bool) -> Predicate:
     """`pred` (a LIST's or watch's selectors) judged on `show(stored)`, the stored object as the requested
-    version decodes it; `prepare(candidates)` (run by the registry's `list` before it filters) asks for every
-    conversion the LIST needs at once (`ConversionPending`), not one per rerun. No selector: nothing to convert."""
+    version decodes it; with a conversion `webhook`, its `prepare(candidates, limit)` (run by the registry's
+    `list` before it filters) asks at once for every conversion storage's page would ask for (`asked_in_order`),
+    not one per rerun. No selector: nothing to convert."""
     if pred is EVERYTHING:
         return pred
 
     def judge(stored: dict[str, Any]) -> bool:
         return pred(show(stored))
-    judge.prepare = prepare  # type: ignore[attr-defined]
+    if webhook:
+        judge.prepare = lambda items, limit: asked_in_order(judge, items, limit)  # type: ignore[attr-defined]
     return judge
+
+
+def asked_in_order(judge: Predicate, items: list[dict[str, Any]], limit: int) -> None:
+    """One `ConversionPending` naming each candidate etcd3's `GetList` decodes (one review each) that the
+    request has no answer for yet, or nothing when it has them all. `GetList` decodes the keys in order, judging
+    each, and stops once `limit` are selected (`paging && v.Len() >= Limit`): without a limit it decodes them all.
+    A candidate is asked for only when the ones before it, the unanswered counted as selected, leave the page
+    short, so every one asked for is one upstream decodes; the request runs again with the answers until the page
+    is full or the candidates are all judged (as many rounds as that takes: `next_round`)."""
+    pending: list[ConversionPending] = []
+    selected = 0
+    for stored in items:
+        if limit > 0 and selected + len(pending) >= limit:
+            break
+        try:
+            selected += judge(stored)
+        except ConversionPending as asked:
+            pending.append(asked)
+    if pending:
+        first = pending[0]
+        raise ConversionPending(first.converter, [o for p in pending for o in p.objects], first.api_version,
+                                first.tag, next_round=True)

@@ -1,9 +1,12 @@
 """Objects an older storage version wrote, for a CRD with a conversion webhook: after the storage version
 changes, etcd keeps each object in the version it was written in until it is written again, and upstream's
-storage codec converts it as it is decoded. The storage version's store (`CustomResourceStore`) mixes this in:
-a read answers such an object converted (`Unconverted` when the webhook must be asked, converted by the HTTP
-layer), a write converts the stored object before the patch, the field manager and the strategy use it
-(`ConversionPending` before anything is written) and stores the current storage version."""
+storage codec converts it as it is decoded (apimachinery versioning.go `codec.Decode`; customresource_handler.go
+`crdConversionRESTOptionsGetter`): pruned and defaulted by the schema of the version it was written in, then
+converted, the answer pruned by the storage version's schema. The storage version's store
+(`CustomResourceStore`) mixes this in: a read answers such an object converted (`Unconverted` when the webhook
+must be asked, converted by the HTTP layer), a write converts the stored object before the patch, the field
+manager and the strategy use it (`ConversionPending` before anything is written) and stores the current storage
+version."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -22,7 +25,8 @@ TAKES_STORED = "takes_stored"
 
 class StoredVersions:
     """A mixin before `GroupStore`; the class provides `_finish_converted` (its `_finish` of a storage-version
-    object) and `_decoded`."""
+    object, `converted` from an older one), `_decoded` (a stored object decoded under its own version's schema) and
+    `_coerced` (a converted object pruned by the storage version's)."""
 
     converter: Converter | None = None
     api_version: str
@@ -37,34 +41,55 @@ class StoredVersions:
         if self.converter is None:
             return
         self.strategy, self.status_strategy = (
-            ConvertingStrategy(s, converter, self.api_version, self.api_version, None) if s is not None else None
+            ConvertingStrategy(s, converter, self.api_version, self.api_version, None, self._read_old)
+            if s is not None else None
             for s in (self.strategy, self.status_strategy))
         self.present = self._read
         self.present_key = f"{self.api_version}@{crd['metadata']['resourceVersion']}"
 
-    def _finish_converted(self, obj: dict[str, Any]) -> dict[str, Any]:
+    def _finish_converted(self, obj: dict[str, Any], converted: bool = False) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _decoded(self, obj: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _coerced(self, converted: dict[str, Any], _stored: Any = None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _older(self, obj: dict[str, Any]) -> bool:
+        """Whether the webhook converts `obj` to the storage version: an older storage version wrote it."""
+        return self.converter is not None and obj.get("apiVersion") not in (None, self.api_version)
 
     def _finish(self, obj: dict[str, Any]) -> dict[str, Any]:
         cached = served_item(self, obj)  # a GET or LIST served from the storage version's watch cache (no review
         if cached is not None:  # for an object an older storage version wrote)
             return cached
-        if self.converter is not None and obj.get("apiVersion") not in (None, self.api_version):
-            out = self.converter.answer(obj, self.api_version, lambda converted, _stored: converted)
+        if self._older(obj):  # decoded under its own version's schema first, as the storage codec decodes it
+            out = self.converter.answer(self._decoded(obj), self.api_version, self._coerced)  # type: ignore[union-attr]
             if isinstance(out, Unconverted):
                 return out  # converted by the HTTP layer (a read or a write's answer alike)
-            obj = out
+            return self._finish_converted(self._coerced(out), converted=True)
         return self._finish_converted(obj)
 
     def _read(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A watch event's object in the storage version (`ConversionPending` when the webhook must say)."""
-        return self._finish_converted(self._current(obj))
+        return self._finish_converted(self._current(obj), converted=self._older(obj))
+
+    def _read_old(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A write's old object as its strategy sees it: `_current`, or one in the storage version as the converter
+        is asked for it (no call, a success counted: converter.py `no_call`)."""
+        if self._older(obj):
+            return self._current(obj)
+        return self.converter.convert(obj, self.api_version)  # type: ignore[union-attr]
 
     def _current(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """A stored object in the storage version, before a write uses it (`ConversionPending` when needed)."""
-        if self.converter is None or obj.get("apiVersion") in (None, self.api_version):
+        """A stored object in the storage version, before a write uses it (`ConversionPending` when needed): one
+        an older storage version wrote as the storage codec decodes it (versioning.go `codec.Decode`): pruned and
+        defaulted by its own version's schema (`schemaCoercingDecoder`, `unstructuredDefaulter`), then converted
+        and pruned by the storage version's (`schemaCoercingConverter`), not defaulted again."""
+        if not self._older(obj):
             return obj
-        return self.converter.convert(obj, self.api_version)
+        return self._coerced(self.converter.convert(self._decoded(obj), self.api_version))  # type: ignore[union-attr]
 
     def _manage(self, manage: Any, field_manager: str, subresource: str = "") -> Any:
         step = super()._manage(manage, field_manager, subresource)  # type: ignore[misc]

@@ -5,7 +5,7 @@ rules, the old object converted to it), and is converted to the storage version 
 pruned by the storage version's schema (`schemaCoercingConverter` after the conversion)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .. import crschema
 from .. import meta as M
@@ -20,13 +20,19 @@ class ConvertingStrategy(Strategy):
     _old = PerThread()  # the old object in this version, from prepare to validate (a rehearsal runs in a thread)
 
     def __init__(self, inner: Any, converter: Converter, api_version: str, storage_api_version: str,
-                 storage_schema: dict[str, Any] | None):
+                 storage_schema: dict[str, Any] | None,
+                 read: Callable[[dict[str, Any]], dict[str, Any]] | None = None):
+        """`read`: the stored old object in this version as its store decodes it (pruned and defaulted by the
+        schema of the version it was written in, converted, pruned by this version's: the storage codec's
+        order), so that it is converted as the store's own reads convert it (one review)."""
         super().__init__(inner.info)
-        self.inner, self.converter = inner, converter
+        self.inner, self.converter, self.read = inner, converter, read
         self.api_version, self.storage_api_version = api_version, storage_api_version
         self.subresource, self.schema = inner.subresource, inner.schema
         self.kube_finalizers = inner.kube_finalizers
-        self._storage_schema = storage_schema if storage_schema != inner.schema else None
+        # (a webhook's answer is pruned by the storage version's schema, whatever this version's is)
+        differs = storage_schema != inner.schema or converter.webhook
+        self._storage_schema = storage_schema if differs else None
 
     def may_stall(self, obj: dict[str, Any] | None) -> bool:
         """The version's strategy's judgement: its rules and patterns are what validation runs
@@ -44,7 +50,8 @@ class ConvertingStrategy(Strategy):
         return self.inner.validate(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        self._old = self.converter.convert(old, self.api_version)  # (the webhook's answer, or ConversionPending)
+        # (the webhook's answer, or ConversionPending)
+        self._old = self.read(old) if self.read is not None else self.converter.convert(old, self.api_version)
         self.inner.prepare_for_update(new, self._old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[Any]:

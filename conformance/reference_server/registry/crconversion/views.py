@@ -33,39 +33,36 @@ class CustomResourceView(VersionView):
         self.converter = converter
         storage_schema = base.strategy.schema
         self.strategy, self.status_strategy = (
-            ConvertingStrategy(s, converter, api, storage_api, storage_schema) if s is not None else None
+            ConvertingStrategy(s, converter, api, storage_api, storage_schema, self.present) if s is not None else None
             for s in strategies)
-        # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`), when it differs
-        self._schema = strategies[0].schema if strategies[0].schema != storage_schema else None
+        # read: pruned by this version's schema after the conversion (`schemaCoercingConverter`): when it differs,
+        # or whatever a webhook answers
+        differs = strategies[0].schema != storage_schema or converter.webhook
+        self._schema = strategies[0].schema if differs else None
         self.crd_name, self.storage_key, self.categories = base.crd_name, base.storage_key, base.categories
         self.crd = getattr(base, "crd", None)
-        if getattr(base, "_schema_changed", False):  # an object stored under an older schema, decoded (crd.py)
+        if getattr(base, "_reads_decode", False):  # an object stored under an older schema, decoded (crd.py)
             self._decode = base._decoded
         self.present_key = f"{self.api_version}@{getattr(base, 'present_key', base.api_version)}"
         # this version's own field labels (selection.py), judged on the objects converted to it when a webhook
         # converts them (or when an older schema's objects are decoded: `_decode`)
         self.field_labels = selectable_fields(self.crd or {}, self.info.namespaced, version)
-        self.judges_shown = converter.webhook or getattr(base, "_schema_changed", False)
+        self.judges_shown = converter.webhook or getattr(base, "_reads_decode", False)
 
     def predicate(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         return make_predicate(opts.label_selector, opts.field_selector, self.field_labels, True, "")
 
     def selection(self, opts: ListOptions) -> Callable[[dict[str, Any]], bool]:
         """The LIST's predicate of the stored objects: as they are when conversion changes `apiVersion` only,
-        else on each converted to this version (the webhook asked for every candidate at once)."""
+        else on each converted to this version (the webhook asked for what storage's page decodes: selection.py)."""
         pred = self.check_list(opts)
         if not self.judges_shown:
             return pred
-        return on_converted(pred, self._shown, self._convert_candidates)
+        return on_converted(pred, self._shown, self.converter.webhook)
 
     def _shown(self, stored: dict[str, Any]) -> dict[str, Any]:
         cached = served_item(self, stored)  # a LIST served from this version's watch cache: its conversion
         return cached if cached is not None else self.present(stored)
-
-    def _convert_candidates(self, items: list[dict[str, Any]]) -> None:
-        if self.converter.webhook:  # (`ConversionPending` naming every candidate still to be converted)
-            self.converter.convert_all([self._decode(i) for i in items if served_item(self, i) is None],
-                                       self.api_version)
 
     @property
     def table_kind(self) -> str:
@@ -91,7 +88,8 @@ class CustomResourceView(VersionView):
         return sorted_root(self.coerce(super().present(self._decode(obj)), obj))
 
     def coerce(self, out: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
-        """A converted object pruned by this version's schema when it differs from the storage version's."""
+        """A converted object pruned by this version's schema (when it differs from the storage version's, or a
+        webhook converted it)."""
         if self._schema is not None and crschema.needs_pruning(out, self._schema, root=True):
             out = Presented(copy.deepcopy(dict(out)))
             out.stored = stored
@@ -101,7 +99,7 @@ class CustomResourceView(VersionView):
     def _answer(self, obj: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(obj, dict) or obj.get("kind") not in (None, self.info.kind):
             return obj  # a Status
-        out = self.converter.answer(obj, self.api_version, self.coerce)
+        out = self.converter.answer(self._decode(obj), self.api_version, self.coerce)  # (as `present` asks)
         return out if type(out) is not dict else self.present(obj)
 
     # ---- writes: the base's store, this version's strategy (ConvertingStrategy converts last) -------------

@@ -38,8 +38,8 @@ def _rename(obj: dict[str, Any], desired: str) -> dict[str, Any]:
 class ConversionHook(Hook):
     """Answers ConversionReviews: `/convert` (renames the field), `/labels` (also sets a label and changes
     metadata it may not: ignored), `/failure`, `/picky` (fails objects named `bad...`), `/empty`, `/wronguid`,
-    `/wrongversion`, `/rename` (another name), `/broken` (HTTP 500), `/rejected` (400), `/status` (500 with a
-    Status); AdmissionReviews as the admission tests' `Hook`."""
+    `/wrongversion`, `/rename` (another name), `/junk` (adds a root field), `/broken` (HTTP 500), `/rejected`
+    (400), `/status` (500 with a Status); AdmissionReviews as the admission tests' `Hook`."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if body.get("kind") == "AdmissionReview":  # (the admission webhooks' paths)
@@ -70,6 +70,9 @@ class ConversionHook(Hook):
         if path == "/rename":
             for o in objects:
                 o["metadata"]["name"] = "other"
+        if path == "/junk":  # a field no schema specifies, at the root
+            for o in objects:
+                o["junk"] = True
         return 200, {"apiVersion": body["apiVersion"], "kind": "ConversionReview",
                      "response": {"uid": uid, "convertedObjects": objects, "result": result}}
 
@@ -86,13 +89,13 @@ class Widgets:
 
     def __init__(self, server: RunningServer, hook: ConversionHook, path: str | None = "/convert",
                  review_versions: tuple[str, ...] = ("v1", "v1beta1"), storage: str = "v1",
-                 beta_schema: dict[str, Any] = SCHEMA):
+                 beta_schema: dict[str, Any] = SCHEMA, v1_schema: dict[str, Any] = SCHEMA):
         self.server, self.hook = server, hook
         self.plural = f"w{uuid.uuid4().hex[:8]}"
         self.name = f"{self.plural}.{GROUP}"
         crd = {"metadata": {"name": self.name}, "spec": {
             "group": GROUP, "scope": "Namespaced", "names": {"plural": self.plural, "kind": "Widget"},
-            "versions": [{"name": "v1", "served": True, "storage": storage == "v1", "schema": SCHEMA},
+            "versions": [{"name": "v1", "served": True, "storage": storage == "v1", "schema": v1_schema},
                          {"name": "v1beta1", "served": True, "storage": storage == "v1beta1",
                           "schema": beta_schema}],
             "conversion": self.conversion(path, review_versions)}}
