@@ -7,9 +7,7 @@ paging and the translation of storage errors into API errors.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextvars
-import json
 import uuid
 from dataclasses import dataclass
 from time import perf_counter
@@ -388,12 +386,11 @@ class GenericStore:
         resource's served version: registry/crconversion/selection.py); its `prepare`, if any, sees the
         candidates first."""
         pred = self.selection(opts) if pred is None else pred
-        start: tuple[str, str] | None = None
+        start: str | None = None  # the first key to list, relative to the list's prefix (continuetoken.list_key)
         if opts.continue_token:
-            token_rv, start_key = decode_continue(opts.continue_token)
+            token_rv, start = decode_continue(opts.continue_token)
             if opts.resource_version not in ("", "0"):
                 raise E.bad_request("specifying resource version is not allowed when using continue")
-            start = _split_key(start_key)
             at: int | None = token_rv if token_rv > 0 else None  # -1: continue at the latest state
             if at is not None and (self.deviations.active("list-pages-not-snapshot") or (
                     self.deviations.active("compaction-unnoticed") and at < self.store.compacted_rv())):
@@ -416,12 +413,13 @@ class GenericStore:
         except TooOldResourceVersionError:
             if start is not None:
                 err = E.expired(CONTINUE_TOO_OLD)
-                err.status["metadata"] = {"continue": encode_continue(-1, "/".join(start))}
+                err.status["metadata"] = {"continue": encode_continue(-1, start)}  # (errors.go: the same key)
                 raise err from None
             raise E.expired(LIST_TOO_OLD) from None
         listed, seconds = items, perf_counter() - started
-        if start is not None:
-            items = [o for o in items if _key_of(o) > start]
+        one_namespace = ns is not None
+        if start is not None:  # etcd's range from the start key on (the token's `\x00` makes it the next key)
+            items = [o for o in items if continuetoken.list_key(o, one_namespace) >= start]
         prepare = getattr(pred, "prepare", None)
         if prepare is not None:
             prepare(items)
@@ -429,7 +427,9 @@ class GenericStore:
         if opts.limit and opts.limit > 0:
             page, after = _page(items, pred, opts.limit)
             if after:  # any object after the page's last, selected or not: etcd3 `GetList`'s `hasMore`
-                list_meta["continue"] = encode_continue(rv, "/".join(_key_of(page[-1])))
+                cached = at is None and start is None and not READ_AT.get()  # the watch cache's page, or etcd's
+                last = continuetoken.list_key(page[-1], one_namespace, cached)
+                list_meta["continue"] = encode_continue(rv, last + "\x00")  # `PrepareContinueToken`
                 if not opts.label_selector and not opts.field_selector:  # (`pred.Empty()`: every key counts)
                     list_meta["remainingItemCount"] = len(after)
             items = [self._finish(o) for o in page]
@@ -917,20 +917,13 @@ def validate_list_options(opts: ListOptions, *, watch: bool) -> None:
 
 
 def encode_continue(rv: int, start: str) -> str:
-    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start + "\x00"}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    """`EncodeContinue`'s token (registry/continuetoken.py) of a start key relative to the list's prefix."""
+    return continuetoken.encode(rv, start)
 
 
 def decode_continue(token: str) -> tuple[int, str]:
     """The token's resourceVersion and start key (registry/continuetoken.py: `DecodeContinue`, its 400s)."""
-    rv, start = continuetoken.decode(token)
-    return rv, start.rstrip("\x00")
-
-
-def _key_of(obj: dict[str, Any]) -> tuple[str, str]:
-    """(namespace, name): the order storage lists objects in (a continue token's start is after it)."""
-    m = obj["metadata"]
-    return m.get("namespace", ""), m["name"]
+    return continuetoken.decode(token)
 
 
 def _page(items: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool],
@@ -947,11 +940,6 @@ def _page(items: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool],
             if len(page) == limit:
                 return page, items[i + 1:]
     return page, []
-
-
-def _split_key(key: str) -> tuple[str, str]:
-    ns, _, name = key.partition("/")
-    return ns, name
 
 
 def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:
