@@ -31,7 +31,7 @@ from .kinds import ResourceInfo
 from . import continuetoken
 from .selectors import check_syntax, exact_match, make_predicate
 from .strategy import Strategy
-from .validation import validate_update_common_fields
+from .validation import is_dns1123_label, is_path_segment_name, validate_update_common_fields
 from ..memo import remember
 from ..wire import gostructs
 from ..goport.gonet.strconv import quote
@@ -386,6 +386,7 @@ class GenericStore:
         resource's served version: registry/crconversion/selection.py); its `prepare`, if any, sees the
         candidates first."""
         pred = self.selection(opts) if pred is None else pred
+        ns, single = self._single_key(ns, opts)
         start: str | None = None  # the first key to list, relative to the list's prefix (continuetoken.list_key)
         if opts.continue_token:
             token_rv, start = decode_continue(opts.continue_token)
@@ -416,6 +417,8 @@ class GenericStore:
                 err.status["metadata"] = {"continue": encode_continue(-1, start)}  # (errors.go: the same key)
                 raise err from None
             raise E.expired(LIST_TOO_OLD) from None
+        if single is not None:  # (a non-recursive `GetList`: the one key, so no page ever has more)
+            items = [o for o in items if o["metadata"]["name"] == single]
         listed, seconds = items, perf_counter() - started
         one_namespace = ns is not None
         if start is not None:  # etcd's range from the start key on (the token's `\x00` makes it the next key)
@@ -436,10 +439,29 @@ class GenericStore:
         else:
             items = [self._finish(o) for o in items if pred(o)]
         if at is None and start is None:  # the watch cache's LIST (1.33 sends a continued one to etcd)
-            self._cache_listed(opts, listed, len(items), seconds)
+            self._cache_listed(opts, listed, len(items), seconds, single=single is not None)
         return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
 
-    def _cache_listed(self, opts: ListOptions, listed: list[dict[str, Any]], returned: int, seconds: float) -> None:
+    def _single_key(self, ns: str | None, opts: ListOptions) -> tuple[str | None, str | None]:
+        """(the namespace the LIST reads, the one name it reads or None): generic registry store.go
+        `ListPredicate` (k8s.io/apiserver v0.33.1). Without a continue token, a LIST across namespaces whose field
+        selector requires one valid namespace (`MatchesSingleNamespace`, `ValidateNamespaceName`) reads that
+        namespace's key prefix, and one requiring a name (`MatchesSingle`) whose key `KeyFunc` makes (a namespace
+        known for a namespaced kind, a valid path segment) is a non-recursive `GetList` of that key: no continue
+        token and no `remainingItemCount` (etcd3's `hasMore` and the cacher's `hasMoreListItems` are false)."""
+        if opts.continue_token or not opts.field_selector:
+            return ns, None
+        if ns is None and self.info.namespaced:
+            narrowed = exact_match(opts.field_selector, "metadata.namespace", self.field_kind)
+            if narrowed is not None and not is_dns1123_label(narrowed):
+                ns = narrowed
+        name = exact_match(opts.field_selector, "metadata.name", self.field_kind)
+        if not name or (self.info.namespaced and not ns) or is_path_segment_name(name):
+            return ns, None
+        return ns, name
+
+    def _cache_listed(self, opts: ListOptions, listed: list[dict[str, Any]], returned: int, seconds: float, *,
+                      single: bool = False) -> None:
         """Report an API LIST the watch cache served (`cacher.go` `GetList`'s `RecordListCacheMetrics`; the
         built-in controllers' own reads are upstream's informer caches, not LISTs): `listed` is what was read under
         the key prefix. Pods keep 1.33's one index, `spec.nodeName` (`pod.Indexers`), used when the field selector
@@ -448,7 +470,7 @@ class GenericStore:
         if not API_LIST.get() or READ_AT.get():  # READ_AT: a consistent read the cache could not serve (etcd's)
             return
         node = exact_match(opts.field_selector, "spec.nodeName", self.field_kind) \
-            if self.info.plural == "pods" and opts.field_selector else None
+            if self.info.plural == "pods" and opts.field_selector and not single else None  # (single: a `Get`)
         if node is None:
             index, fetched = "", len(listed)
         else:

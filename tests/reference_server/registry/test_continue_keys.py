@@ -95,3 +95,36 @@ def test_a_start_is_where_etcds_range_begins(http: requests.Session, url: str, n
     assert r.status_code == 400 and r.json()["message"] == \
         f"invalid continue token: continue key is not valid: ../{ns}/a"
 
+
+
+def test_a_name_selector_reads_one_key_and_has_no_next_page(http: requests.Session, url: str,
+                                                            namespaces: Any) -> None:
+    """store.go `ListPredicate`: without a continue token, a field selector requiring `metadata.name` (the
+    namespace known) is a non-recursive `GetList` of that key: no continue token though `b` follows `a`. Before,
+    the page had one, and a client followed it to an empty page."""
+    ns = namespaces.create("edges")["metadata"]["name"]
+    for name in ("a", "b"):
+        _configmap(http, url, ns, name, ns)
+    got = _page(http, url, f"/api/v1/namespaces/{ns}/configmaps", limit="1", fieldSelector="metadata.name=a")
+    assert [o["metadata"]["name"] for o in got["items"]] == ["a"] and "continue" not in got["metadata"]
+    got = _page(http, url, "/api/v1/namespaces", limit="1", fieldSelector=f"metadata.name={ns}")
+    assert [o["metadata"]["name"] for o in got["items"]] == [ns] and "continue" not in got["metadata"]
+
+
+def test_a_namespace_selector_narrows_the_first_page_only(http: requests.Session, url: str,
+                                                            namespaces: Any) -> None:
+    """`MatchesSingleNamespace` (no continue token) lists the selected namespace's prefix, so the first page's token
+    is relative to it (`/a\\x00`); the next page, continued, lists across namespaces from `a\\x00` on, which in
+    1.33 lists `a` again (every `<ns>/...` key sorts after `a\\x00`), then goes on with `<ns>/a\\x00`."""
+    ns = namespaces.create("edges")["metadata"]["name"]
+    for name in ("a", "b"):
+        _configmap(http, url, ns, name, ns)
+    params = {"limit": "1", "fieldSelector": f"metadata.namespace={ns}"}
+    first = _page(http, url, "/api/v1/configmaps", **params)
+    assert [o["metadata"]["name"] for o in first["items"]] == ["a"]
+    assert _start(first["metadata"]["continue"])["start"] == "/a\x00"
+    second = _page(http, url, "/api/v1/configmaps", **params, **{"continue": first["metadata"]["continue"]})
+    assert [o["metadata"]["name"] for o in second["items"]] == ["a"]
+    assert _start(second["metadata"]["continue"])["start"] == f"{ns}/a\x00"
+    third = _page(http, url, "/api/v1/configmaps", **params, **{"continue": second["metadata"]["continue"]})
+    assert [o["metadata"]["name"] for o in third["items"]] == ["b"]
