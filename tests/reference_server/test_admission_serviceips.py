@@ -18,6 +18,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer, start_embedded
 from conformance.reference_server.flavors.catalogue import get_flavor
+from conformance.reference_server.storage import BackendError
 
 from .kubectl_run import run_kubectl
 from .replicas import until
@@ -203,6 +204,40 @@ def test_a_range_whose_every_free_address_is_refused_is_full(small_range, hook):
     assert sorted(names, key=ipaddress.ip_address) == free, " ".join(names)
     start = free.index(names[0])
     assert names == free[start:] + free[:start]
+
+
+def test_a_range_whose_every_ipaddress_write_storage_fails_is_full(small_range, hook):
+    """Storage failing each admitted IPAddress create (etcd unreachable: the loopback client's 500) is a failed
+    create as any other to 1.33's `allocateFromRange`: the walk goes on, then `ErrFull`; a requested IP's failure
+    is its 422 (`allocIPs`). Before, storage's error ended the walk and was the answer."""
+    name = f"down-{uuid.uuid4().hex[:8]}"
+    assert requests.post(f"{small_range.url}/api/v1/namespaces", json={"metadata": {"name": name}}).status_code == 201
+    store = small_range.server.ctx.store
+    create = store.create
+
+    def failing(resource: str, *args: Any, **kw: Any) -> Any:
+        if resource == "ipaddresses":
+            raise BackendError("cannot reach etcd at http://127.0.0.1:1: connection refused")
+        return create(resource, *args, **kw)
+    store.create = failing
+    try:
+        names, r = _ipaddress_reviews_of_a_create(small_range, hook, name, "/allow", "down")
+        cfg = _configure(small_range, hook, "validating", "/allow", "ipaddresses")
+        try:
+            asked = requests.post(f"{small_range.url}/api/v1/namespaces/{name}/services",
+                                  json={"metadata": {"name": "asked"},
+                                        "spec": {"clusterIP": "10.96.0.9", "ports": [{"port": 80}]}})
+        finally:
+            _unconfigure(small_range, cfg)
+    finally:
+        store.create = create
+    assert r.status_code == 500, r.text
+    assert r.json()["message"] == "Internal error occurred: failed to allocate a serviceIP: range is full"
+    assert sorted(names, key=ipaddress.ip_address) == [f"10.96.0.{i}" for i in range(2, 15)], " ".join(names)
+    assert asked.status_code == 422, asked.text
+    assert asked.json()["details"]["causes"][0]["message"] == (
+        'Invalid value: []string{"10.96.0.9"}: failed to allocate IP 10.96.0.9: cannot reach etcd at '
+        'http://127.0.0.1:1: connection refused')
 
 
 def test_a_service_validation_refuses_has_its_ipaddress_written_and_reverted(server, hook, ns):

@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable
 
 from .. import apierrors as E
 from ..registry.draws import current as current_draws
+from ..storage import BackendError
 from ..registry.serviceip import ERR_ALLOCATED, canonical_ip
 from ..registry.servicecidr import ip_address
 from ..registry.servicestore import FIELD_MANAGER, refused_ip
@@ -98,10 +99,11 @@ class ClusterIPReservation:
             ip = address["metadata"]["name"]
             try:
                 await admitted(self._create, address)
-            except E.StatusError as exc:
+            except (E.StatusError, BackendError) as exc:  # (storage's own failure: the loopback client's 500)
                 if ip not in requested:
                     return ip
-                why = ERR_ALLOCATED if exc.code == 409 else exc.message
+                why = str(exc) if isinstance(exc, BackendError) else ERR_ALLOCATED if exc.code == 409 else \
+                    exc.message
                 service = planned or {"metadata": {"name": (address["spec"]["parentRef"] or {}).get("name")},
                                       "spec": {"clusterIPs": [ip]}}
                 raise refused_ip(service, ip, why) from None

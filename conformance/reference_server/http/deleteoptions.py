@@ -13,7 +13,9 @@ with encoding/json (`SimpleMetaFactory.Interpret`: case-insensitive keys, the la
 of its (`meta.k8s.io/v1`, the internal version); else the scheme makes the named kind (`UseOrCreateObject`:
 `DeleteOptions`, `CreateOptions`, `UpdateOptions` and the `Status` family are unversioned there: any group and
 version name them) and the versioning codec converts it, which only a DeleteOptions survives
-(`converting (v1.CreateOptions) to (v1.DeleteOptions): unknown conversion`); a kind the scheme does not know is
+(`converting (v1.CreateOptions) to (v1.DeleteOptions): unknown conversion`), once the body decoded into that kind
+(its Go type: the field model's, or wire/metakinds.py's; a field of the wrong JSON type is the decoder's error
+instead); a kind the scheme does not know is
 `no kind "Pod" is registered for version "v1" in scheme "pkg/apis/meta/internalversion/scheme/register.go:27"`.
 The body is decoded with sigs.k8s.io/json's case-sensitive decoder: a field of the wrong JSON type is its
 `json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64` (the first
@@ -25,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import apierrors as E
-from ..wire import dupkeys, gonull, gotypes, schema
+from ..wire import dupkeys, gonull, gotypes, metakinds, schema
 from ..wire.dupkeys import Pairs, Repeats
 from .decode import YAML_TYPE, media_type, parse_raw
 
@@ -92,9 +94,20 @@ def decode(content_type: str | None, raw: bytes) -> dict[str, Any]:
                          f'"{SCHEME}"')
         raise failed(f'no kind "{kind}" is registered for version "{_group_version(group, version)}" in scheme '
                      f'"{SCHEME}"')
+    raise failed(_decode_error(members, go_type, media_type(content_type) == YAML_TYPE)
+                 or f"converting ({go_type}) to (v1.DeleteOptions): unknown conversion")
+
+
+def _decode_error(members: list[tuple[str, Any]], go_type: str, yaml_body: bool) -> str | None:
+    """The decoder's first error for the body as `go_type` (the kind the scheme made), before any conversion: the
+    field model's message (`v1beta1.PartialObjectMetadataList` has v1's JSON fields and Go types), else the Go
+    types of wire/metakinds.py."""
     message = "meta." + go_type.split(".", 1)[1]
-    err = _type_error(members, message) if go_type.startswith("v1.") and message in schema.MESSAGES else None
-    raise failed(err or f"converting ({go_type}) to (v1.DeleteOptions): unknown conversion")
+    if go_type.startswith(("v1.", "v1beta1.")) and message in schema.MESSAGES:
+        return _type_error(members, message)
+    if go_type in metakinds.STRUCTS:
+        return metakinds.type_error(members, go_type, yaml_body)
+    return None
 
 
 def _members(value: Any, pairs: Pairs | None, yaml_body: bool) -> list[tuple[str, Any]]:
@@ -171,7 +184,7 @@ def _type_error(members: list[tuple[str, Any]], message: str) -> str | None:
         if f is None:
             continue
         inner = item if isinstance(item, Pairs) else item.items() if isinstance(item, dict) else None
-        if f.is_message and inner is not None and f.type in schema.MESSAGES:
+        if f.is_message and not f.repeated and f.map_key is None and inner is not None and f.type in schema.MESSAGES:
             for inner_key, inner_item in inner:
                 err = gotypes.type_error({key: {inner_key: dupkeys.plain(inner_item)}}, message)
                 if err:

@@ -1,4 +1,4 @@
-"""A LIST's `continue` token read as storage reads it, with its refusals in upstream's words.
+"""A LIST's `continue` token written and read as storage writes and reads it, its refusals in upstream's words.
 
 Follows k8s.io/apiserver v0.33.1 `pkg/storage/continue.go` `DecodeContinue` (`base64.RawURLEncoding`, then
 `json.Unmarshal` into `continueToken{v, rv, start}`, then the version's checks and `path.Clean` of the start key)
@@ -6,20 +6,27 @@ and `pkg/storage/interfaces.go` `ValidateListOptions`, which answers every such 
 `NewBadRequest("invalid continue token: " + err)`: the base64 decoder's `illegal base64 data at input byte N`
 (Go's `decodeQuantum`: no padding, CR and LF skipped), encoding/json's syntax and type errors, each word for word.
 A nesting deeper than Python's decoder follows is refused as Go refuses one past its 10000 levels.
+
+The start key is relative to the list's key prefix: `DecodeContinue` returns `keyPrefix + cleaned[1:]` (the start
+with one leading `/` dropped) and `EncodeContinue(key, keyPrefix, rv)` writes `strings.TrimPrefix(key, keyPrefix)`
+with `json.Marshal` (HTML-safe) and `base64.RawURLEncoding`; `PrepareContinueToken` passes the page's last key
+with `"\x00"` appended (the first key after it). See `list_key` for which prefix a page's token is relative to.
 """
 from __future__ import annotations
 
+import base64
 import json
 import posixpath
 import re
 from typing import Any
 
 from .. import apierrors as E
+from ..goport.gojsonhtml import escape_html, utf8_bytes
 from ..goport.gonet.strconv import to_bytes
 from ..wire.gojson import syntax_error
-from ..wire.textdecode import go_text
+from ..wire.textdecode import go_text, replace_lone_surrogates
 
-__all__ = ["decode"]
+__all__ = ["decode", "encode", "list_key"]
 
 _URL_ALPHABET = {c: i for i, c in enumerate(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")}
 _INVALID = "continue key is not valid"
@@ -124,8 +131,8 @@ def _unmarshal(data: bytes) -> dict[str, Any]:
 
 
 def _decode(token: str) -> tuple[str, int]:
-    """`DecodeContinue`'s start key (as the token holds it: upstream joins its cleaned form to the key prefix,
-    which is the same key once the check passed) and resourceVersion, or `_Invalid`."""
+    """`DecodeContinue`'s start key relative to the key prefix (`cleaned[1:]`: the token's start without one
+    leading `/`, what upstream joins to the prefix) and resourceVersion, or `_Invalid`."""
     c = _unmarshal(_raw_url_decode(to_bytes(token).encode("latin-1")))
     version = c.get("v", "")
     if version != "meta.k8s.io/v1":
@@ -138,13 +145,35 @@ def _decode(token: str) -> tuple[str, int]:
     key = start if start.startswith("/") else "/" + start
     if "/" + posixpath.normpath(key).lstrip("/") != key:  # `path.Clean`: a path traversal is refused
         raise _Invalid(f"{_INVALID}: {start}")
-    return start, rv
+    return replace_lone_surrogates(key[1:]), rv  # (Go's decoder made each lone surrogate U+FFFD)
 
 
 def decode(token: str) -> tuple[int, str]:
-    """The token's resourceVersion and start key, or `ValidateListOptions`'s 400."""
+    """The token's resourceVersion and start key (relative to the list's key prefix: the first key to list), or
+    `ValidateListOptions`'s 400."""
     try:
         start, rv = _decode(token)
     except _Invalid as exc:
         raise E.bad_request(f"invalid continue token: {exc}") from None
     return rv, start
+
+
+def encode(rv: int, start: str) -> str:
+    """`EncodeContinue`'s token of `start` (the key relative to the prefix, as `list_key` and `decode` give it)."""
+    text = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}, separators=(",", ":"), ensure_ascii=False)
+    return base64.urlsafe_b64encode(utf8_bytes(escape_html(text))).decode().rstrip("=")
+
+
+def list_key(obj: dict[str, Any], one_namespace: bool, cached: bool = False) -> str:
+    """The object's key relative to a LIST's key prefix, which `encode` writes and storage orders keys by.
+
+    etcd3 `store.GetList` (a continued page, an `Exact` or legacy exact one) makes its prefix `/registry/<resource>/`
+    or `/registry/<resource>/<namespace>/` (the registry's `KeyRootFunc` key, `/` appended for a recursive list):
+    `<namespace>/<name>` across namespaces, else `<name>`. The cacher's `GetList` (a first page the watch cache
+    serves: a consistent or not-older-than read) passes `PrepareContinueToken` the `KeyRootFunc` key itself,
+    `/<resource>` or `/<resource>/<namespace>` without the `/` (cacher.go: `preparedKey` lists, `key` encodes), so
+    its tokens' starts keep a leading `/`: `/<name>`, `/<namespace>/<name>`. `DecodeContinue` reads both alike."""
+    meta = obj["metadata"]
+    namespace = "" if one_namespace else meta.get("namespace") or ""
+    key = f"{namespace}/{meta['name']}" if namespace else meta["name"]
+    return "/" + key if cached else key

@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..goport.gofmt import sharp_v_strings
-from ..storage import KeyExistsError, KeyNotFoundError
+from ..storage import BackendError, KeyExistsError, KeyNotFoundError
 from .draws import Allocated, allocation, pinned, release_sink, reserved
 from .draws import allocated as current_allocated
 from .servicecidr import ALLOCATOR, LABEL_MANAGED_BY, ip_address
@@ -111,8 +111,12 @@ class ServiceStore(GenericStore):
     def _write_ip(self, obj: dict[str, Any], ip: str, record: Allocated | None) -> str:
         """`createIPAddress` for one of `obj`'s ClusterIPs; the address written. A requested one that exists is
         `ErrAllocated` (the 422 of `allocIPs`); a dynamic one whose create fails, whatever the error (another
-        replica wrote it since this one's cache showed it free), goes on with the next free address of its walk,
-        as `allocateFromRange` does, which `obj` then holds; the walk's end is `ErrFull` (`allocIPs`' 500)."""
+        replica wrote it since this one's cache showed it free; storage itself failed, etcd unreachable: the
+        loopback client's 500), goes on with the next free address of its walk, as 1.33's `allocateFromRange`
+        does (`if err != nil { klog.Infof("can not create IPAddress %s: %v", name, err); continue }`), which
+        `obj` then holds; the walk's end is `ErrFull` (`allocIPs`' 500 `failed to allocate a serviceIP: range is
+        full`). (A write's storage runs off the loop with a remote store, storage/offload.py: a request whose
+        deadline passes first is answered its time-out while the walk goes on, as upstream's goroutine does.)"""
         walk = record.walks.pop(ip, None) if record is not None else None
         while True:
             try:
@@ -123,6 +127,9 @@ class ServiceStore(GenericStore):
                     if exc.code == 409:
                         raise refused_ip(obj, ip) from None
                     raise
+            except BackendError as exc:  # (the loopback client's 500 carries its text)
+                if walk is None:  # a requested one: `allocIPs`' 422 `failed to allocate IP <ip>: <err>`
+                    raise refused_ip(obj, ip, str(exc)) from None
             following = next(walk, None)
             if record is not None:
                 record.ips.pop(ip, None)

@@ -7,9 +7,7 @@ paging and the translation of storage errors into API errors.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextvars
-import json
 import uuid
 from dataclasses import dataclass
 from time import perf_counter
@@ -33,7 +31,7 @@ from .kinds import ResourceInfo
 from . import continuetoken
 from .selectors import check_syntax, exact_match, make_predicate
 from .strategy import Strategy
-from .validation import validate_update_common_fields
+from .validation import is_dns1123_label, is_path_segment_name, validate_update_common_fields
 from ..memo import remember
 from ..wire import gostructs
 from ..goport.gonet.strconv import quote
@@ -389,12 +387,12 @@ class GenericStore:
         resource's served version: registry/crconversion/selection.py); its `prepare`, if any, sees the
         candidates and the limit first."""
         pred = self.selection(opts) if pred is None else pred
-        start: tuple[str, str] | None = None
+        ns, single = self._single_key(ns, opts)
+        start: str | None = None  # the first key to list, relative to the list's prefix (continuetoken.list_key)
         if opts.continue_token:
-            token_rv, start_key = decode_continue(opts.continue_token)
+            token_rv, start = decode_continue(opts.continue_token)
             if opts.resource_version not in ("", "0"):
                 raise E.bad_request("specifying resource version is not allowed when using continue")
-            start = _split_key(start_key)
             at: int | None = token_rv if token_rv > 0 else None  # -1: continue at the latest state
             if at is not None and (self.deviations.active("list-pages-not-snapshot") or (
                     self.deviations.active("compaction-unnoticed") and at < self.store.compacted_rv())):
@@ -417,12 +415,15 @@ class GenericStore:
         except TooOldResourceVersionError:
             if start is not None:
                 err = E.expired(CONTINUE_TOO_OLD)
-                err.status["metadata"] = {"continue": encode_continue(-1, "/".join(start))}
+                err.status["metadata"] = {"continue": encode_continue(-1, start)}  # (errors.go: the same key)
                 raise err from None
             raise E.expired(LIST_TOO_OLD) from None
+        if single is not None:  # (a non-recursive `GetList`: the one key, so no page ever has more)
+            items = [o for o in items if o["metadata"]["name"] == single]
         listed, seconds = items, perf_counter() - started
-        if start is not None:
-            items = [o for o in items if _key_of(o) > start]
+        one_namespace = ns is not None
+        if start is not None:  # etcd's range from the start key on (the token's `\x00` makes it the next key)
+            items = [o for o in items if continuetoken.list_key(o, one_namespace) >= start]
         prepare = getattr(pred, "prepare", None)
         if prepare is not None:
             prepare(items, opts.limit)
@@ -430,17 +431,38 @@ class GenericStore:
         if opts.limit and opts.limit > 0:
             page, after = _page(items, pred, opts.limit)
             if after:  # any object after the page's last, selected or not: etcd3 `GetList`'s `hasMore`
-                list_meta["continue"] = encode_continue(rv, "/".join(_key_of(page[-1])))
+                cached = at is None and start is None and not READ_AT.get()  # the watch cache's page, or etcd's
+                last = continuetoken.list_key(page[-1], one_namespace, cached)
+                list_meta["continue"] = encode_continue(rv, last + "\x00")  # `PrepareContinueToken`
                 if not opts.label_selector and not opts.field_selector:  # (`pred.Empty()`: every key counts)
                     list_meta["remainingItemCount"] = len(after)
             items = [self._finish(o) for o in page]
         else:
             items = [self._finish(o) for o in items if pred(o)]
         if at is None and start is None:  # the watch cache's LIST (1.33 sends a continued one to etcd)
-            self._cache_listed(opts, listed, len(items), seconds)
+            self._cache_listed(opts, listed, len(items), seconds, single=single is not None)
         return {"kind": self.info.list_kind, "apiVersion": "v1", "metadata": list_meta, "items": items}
 
-    def _cache_listed(self, opts: ListOptions, listed: list[dict[str, Any]], returned: int, seconds: float) -> None:
+    def _single_key(self, ns: str | None, opts: ListOptions) -> tuple[str | None, str | None]:
+        """(the namespace the LIST reads, the one name it reads or None): generic registry store.go
+        `ListPredicate` (k8s.io/apiserver v0.33.1). Without a continue token, a LIST across namespaces whose field
+        selector requires one valid namespace (`MatchesSingleNamespace`, `ValidateNamespaceName`) reads that
+        namespace's key prefix, and one requiring a name (`MatchesSingle`) whose key `KeyFunc` makes (a namespace
+        known for a namespaced kind, a valid path segment) is a non-recursive `GetList` of that key: no continue
+        token and no `remainingItemCount` (etcd3's `hasMore` and the cacher's `hasMoreListItems` are false)."""
+        if opts.continue_token or not opts.field_selector:
+            return ns, None
+        if ns is None and self.info.namespaced:
+            narrowed = exact_match(opts.field_selector, "metadata.namespace", self.field_kind)
+            if narrowed is not None and not is_dns1123_label(narrowed):
+                ns = narrowed
+        name = exact_match(opts.field_selector, "metadata.name", self.field_kind)
+        if not name or (self.info.namespaced and not ns) or is_path_segment_name(name):
+            return ns, None
+        return ns, name
+
+    def _cache_listed(self, opts: ListOptions, listed: list[dict[str, Any]], returned: int, seconds: float, *,
+                      single: bool = False) -> None:
         """Report an API LIST the watch cache served (`cacher.go` `GetList`'s `RecordListCacheMetrics`; the
         built-in controllers' own reads are upstream's informer caches, not LISTs): `listed` is what was read under
         the key prefix. Pods keep 1.33's one index, `spec.nodeName` (`pod.Indexers`), used when the field selector
@@ -449,7 +471,7 @@ class GenericStore:
         if not API_LIST.get() or READ_AT.get():  # READ_AT: a consistent read the cache could not serve (etcd's)
             return
         node = exact_match(opts.field_selector, "spec.nodeName", self.field_kind) \
-            if self.info.plural == "pods" and opts.field_selector else None
+            if self.info.plural == "pods" and opts.field_selector and not single else None  # (single: a `Get`)
         if node is None:
             index, fetched = "", len(listed)
         else:
@@ -918,20 +940,13 @@ def validate_list_options(opts: ListOptions, *, watch: bool) -> None:
 
 
 def encode_continue(rv: int, start: str) -> str:
-    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start + "\x00"}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    """`EncodeContinue`'s token (registry/continuetoken.py) of a start key relative to the list's prefix."""
+    return continuetoken.encode(rv, start)
 
 
 def decode_continue(token: str) -> tuple[int, str]:
     """The token's resourceVersion and start key (registry/continuetoken.py: `DecodeContinue`, its 400s)."""
-    rv, start = continuetoken.decode(token)
-    return rv, start.rstrip("\x00")
-
-
-def _key_of(obj: dict[str, Any]) -> tuple[str, str]:
-    """(namespace, name): the order storage lists objects in (a continue token's start is after it)."""
-    m = obj["metadata"]
-    return m.get("namespace", ""), m["name"]
+    return continuetoken.decode(token)
 
 
 def _page(items: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool],
@@ -948,11 +963,6 @@ def _page(items: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool],
             if len(page) == limit:
                 return page, items[i + 1:]
     return page, []
-
-
-def _split_key(key: str) -> tuple[str, str]:
-    ns, _, name = key.partition("/")
-    return ns, name
 
 
 def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:

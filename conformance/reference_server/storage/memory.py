@@ -78,6 +78,14 @@ class MemoryWatcher:
             self._store._unregister(self)
 
 
+def key_order(namespace_name: str | tuple[str, str]) -> str:
+    """The sort key of a namespace (or a (namespace, name)) that orders objects as etcd orders their keys, bytewise
+    (`<namespace>/<name>`; a name or namespace holds no `/`, and for these ASCII strings code points are bytes)."""
+    if isinstance(namespace_name, str):
+        return namespace_name + "/"
+    return f"{namespace_name[0]}/{namespace_name[1]}"
+
+
 class BucketIndex(dict):
     """`{(resource, namespace): {name: object}}` that also keeps each resource's namespaces, so that reading one
     resource across namespaces visits that resource's buckets only, not every resource's in every namespace
@@ -109,8 +117,8 @@ class BucketIndex(dict):
         self.namespaces.clear()
 
     def buckets(self, resource: str) -> list[tuple[str, dict[str, Any]]]:
-        """(namespace, bucket) of `resource`, by namespace."""
-        return [(ns, self[(resource, ns)]) for ns in sorted(self.namespaces.get(resource, ()))]
+        """(namespace, bucket) of `resource`, in etcd's key order: by `<namespace>/` (`a-b/x` before `a/x`)."""
+        return [(ns, self[(resource, ns)]) for ns in sorted(self.namespaces.get(resource, ()), key=key_order)]
 
 
 class MemoryStore:
@@ -241,7 +249,7 @@ class MemoryStore:
                     state.pop((ev.namespace, ev.name), None)
                 elif ev.prev is not None:
                     state[(ev.namespace, ev.name)] = ev.prev
-            out = [state[k] for k in sorted(state)]
+            out = [state[k] for k in sorted(state, key=key_order)]
             return (out if shared else clone(out)), rv
 
     def count(self, resource: str, namespace: str | None) -> int:

@@ -53,6 +53,7 @@ def test_refusals_in_upstreams_words(token: str, why: str) -> None:
 
 def test_a_token_reads_as_go_reads_it() -> None:
     assert decode(_token(b'{"v":"meta.k8s.io/v1","rv":7,"start":"ns/a\\u0000"}')) == (7, "ns/a\x00")
+    assert decode(_token(b'{"v":"meta.k8s.io/v1","rv":7,"start":"/a\\u0000"}')) == (7, "a\x00")  # `cleaned[1:]`
     assert decode(_token(b'{"V":"meta.k8s.io/v1","RV":-1,"Start":"a","x":[1]}')) == (-1, "a")  # keys fold case
     token = _token(b'{"v":"meta.k8s.io/v1","rv":2,"start":"a"}')
     assert decode(token[:5] + "\r\n" + token[5:]) == (2, "a")  # CR and LF are skipped

@@ -51,6 +51,7 @@ from ... import apierrors as E
 from ...aiotime import within
 from ...storage import Progress
 from ...storage.interface import Event
+from ...storage.memory import key_order
 from ..store import CACHE_STATE, ListOptions
 from ..versions import Presented
 from .watches import Attached, PlainCache, Watches
@@ -293,7 +294,7 @@ class VersionCache(Watches):
         store.py `CacheState`)."""
         if storage is not self._storage():
             return None
-        keys = sorted(k for k in self.objects if namespace is None or k[0] == namespace)
+        keys = sorted((k for k in self.objects if namespace is None or k[0] == namespace), key=key_order)
         return [self.objects[k][2] for k in keys], self.synced_rv
 
     def held_one(self, storage: Any, namespace: str, name: str) -> tuple[dict[str, Any] | None] | None:
