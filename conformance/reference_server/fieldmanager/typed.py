@@ -63,7 +63,9 @@ def _granular_list(schema: Schema, names: tuple[str, ...], value: Any) -> ListTy
 
 # ---- ToFieldSet ------------------------------------------------------------------------------------------
 def field_set(obj: dict[str, Any], schema: Schema) -> frozenset[Path]:
-    """Every leaf of an applied configuration, plus every list-map/set item (`ToFieldSet`)."""
+    """Every leaf of an applied configuration, plus every list-map/set item and every empty map
+    (`ToFieldSet`; smd v4.6.0 typed/tofieldset.go `visitMapItems` inserts a field whose value is `null` or a map
+    of no fields: `"labels": {}` owns `f:labels`)."""
     out: set[Path] = set()
     _fs(obj, (), (), schema, out)
     return frozenset(out)
@@ -71,6 +73,8 @@ def field_set(obj: dict[str, Any], schema: Schema) -> frozenset[Path]:
 
 def _fs(v: Any, path: Path, names: tuple[str, ...], schema: Schema, out: set[Path]) -> None:
     if isinstance(v, dict) and not schema.atomic_map(names):
+        if not v and path:
+            out.add(path)
         for k, child in v.items():
             _fs(child, path + (fp.field(k),), names + (k,), schema, out)
         return

@@ -64,8 +64,15 @@ def test_apply_keeps_what_another_manager_also_owns() -> None:
     first = stored(CM.apply(None, cm({"a": "1"}), "one", False))
     shared = stored(CM.apply(first, cm({"a": "1"}), "two", False))  # same value: shared, no conflict
     assert set(fields(shared)) == {("one", "Apply"), ("two", "Apply")}
-    out = CM.apply(shared, cm({}), "one", False)
+    out = CM.apply(shared, cm(), "one", False)
     assert out["data"] == {"a": "1"} and set(fields(out)) == {("two", "Apply")}
+
+
+def test_an_applied_empty_map_is_owned() -> None:
+    """smd v4.6.0 typed/tofieldset.go `visitMapItems`: a map of no fields in an applied configuration (typed from
+    the unstructured patch, nothing omitted) is a leaf of its field set."""
+    out = CM.apply(None, cm({}, labels={}), "m", False)
+    assert fields(out) == {("m", "Apply"): {"f:data": {}, "f:metadata": {"f:labels": {}}}}
 
 
 def test_conflict_is_upstreams_409() -> None:
