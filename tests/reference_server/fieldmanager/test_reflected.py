@@ -79,3 +79,18 @@ def test_an_applied_configuration_is_typed_as_sent() -> None:
     out = POD.apply(None, pod({"stdin": False}, labels={}), "m", False)
     assert fields(out) == {("m", "Apply"): {"f:metadata": {"f:labels": {}}, "f:spec": {"f:containers": {
         'k:{"name":"c"}': {".": {}, "f:image": {}, "f:name": {}, "f:stdin": {}}}}}}
+
+
+def test_scaling_to_zero_takes_replicas_from_its_owner_and_gives_them_to_nobody() -> None:
+    """autoscaling/v1 `ScaleSpec.Replicas` is `int32,omitempty`: a Scale's `"replicas": 0` is not there once
+    reflected, so the field is removed (its owner loses it), not modified (the scaler gains nothing)."""
+    from conformance.reference_server.fieldmanager.scale import SCALE_FIELD_MANAGER, to_parent
+    owned = [{"manager": "a", "operation": "Update", "apiVersion": "apps/v1", "time": "2026-01-01T00:00:00Z",
+              "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}, "f:paused": {}}}}]
+    live = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d", "uid": "u", "managedFields": [
+        {**owned[0], "fieldsV1": {"f:spec": {"f:replicas": {}}}}]}, "spec": {"replicas": 3}, "status": {"replicas": 3}}
+    new = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d", "uid": "u"},
+           "spec": {"replicas": 0}}
+    out = SCALE_FIELD_MANAGER.update(live, new, "kubectl", "scale")
+    assert "managedFields" not in out["metadata"]
+    assert to_parent(owned, []) == [{**owned[0], "fieldsV1": {"f:spec": {"f:paused": {}}}}]
