@@ -249,7 +249,7 @@ class FieldManager:
         c = typed.compare(base, merged, self.schema)
         c.drop_under(ignored)
         others = [e for e in entries if e is not prev]
-        by_version = self._changes(base, merged, c, others, ignored)
+        by_version = self._changes(base, merged, c, others, ignored, True)  # (versionconverter.go: Go objects)
         conflicts = [(e, fp.iterate_sorted(e.fields & (by_version[self._version(e)].added
                                                         | by_version[self._version(e)].modified))) for e in others]
         conflicts = [(e, paths) for e, paths in conflicts if paths]
