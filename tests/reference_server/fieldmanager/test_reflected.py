@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.reference_server.fieldmanager import FieldManager
+from conformance.reference_server.fieldmanager.scale import SCALE_FIELD_MANAGER, to_parent
 
 POD = FieldManager("Pod", "v1", zero={"spec": {}, "status": {}}, ignored={"": frozenset({"status"})})
 EVENT = FieldManager("Event", "v1")
@@ -84,7 +85,6 @@ def test_an_applied_configuration_is_typed_as_sent() -> None:
 def test_scaling_to_zero_takes_replicas_from_its_owner_and_gives_them_to_nobody() -> None:
     """autoscaling/v1 `ScaleSpec.Replicas` is `int32,omitempty`: a Scale's `"replicas": 0` is not there once
     reflected, so the field is removed (its owner loses it), not modified (the scaler gains nothing)."""
-    from conformance.reference_server.fieldmanager.scale import SCALE_FIELD_MANAGER, to_parent
     owned = [{"manager": "a", "operation": "Update", "apiVersion": "apps/v1", "time": "2026-01-01T00:00:00Z",
               "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}, "f:paused": {}}}}]
     live = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "d", "uid": "u", "managedFields": [
