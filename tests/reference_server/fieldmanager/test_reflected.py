@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from conformance.reference_server.apierrors import StatusError
 from conformance.reference_server.fieldmanager import FieldManager
 from conformance.reference_server.fieldmanager.scale import SCALE_FIELD_MANAGER, to_parent
 
@@ -94,3 +97,17 @@ def test_scaling_to_zero_takes_replicas_from_its_owner_and_gives_them_to_nobody(
     out = SCALE_FIELD_MANAGER.update(live, new, "kubectl", "scale")
     assert "managedFields" not in out["metadata"]
     assert to_parent(owned, []) == [{**owned[0], "fieldsV1": {"f:spec": {"f:paused": {}}}}]
+
+
+def test_a_second_applier_of_an_empty_omitempty_value_conflicts() -> None:
+    """Upstream's known quirk (kubernetes/kubernetes#128924, an env var's `value: ""`): the live object, reflected,
+    has no `value`, the merged one has the applied `""`: added, so it conflicts with the first applier's."""
+    def env(manager: str, live: dict[str, Any] | None) -> dict[str, Any]:
+        return POD.apply(live, pod({"env": [{"name": "X", "value": ""}]}), manager, False)
+    first = env("one", None)
+    first["metadata"]["uid"] = "u1"
+    first["spec"]["containers"][0]["env"] = [{"name": "X"}]  # stored as Go writes it
+    with pytest.raises(StatusError) as err:
+        env("two", first)
+    assert err.value.status["message"] == ('Apply failed with 1 conflict: conflict with "one": '
+                                           '.spec.containers[name="c"].env[name="X"].value')
