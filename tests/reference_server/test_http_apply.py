@@ -73,6 +73,33 @@ def test_update_and_patch_record_update_entries(http, url, namespaces):
         "maker": {"f:data": {}}, "p": {"f:data": {"f:b": {}}}, "putter": {"f:data": {"f:a": {}}}}
 
 
+def test_update_entries_see_the_body_as_go_reflects_it(http, url, namespaces):
+    """A create's and an update's fields are compared as structured-merge-diff reflects the Go objects
+    (fieldmanager/reflected.py): `"labels": {}`, `"data": {}` and a container's `"stdin": false` (omitempty) own
+    nothing, a container's `resources` (a struct held by value) is owned, `{}`, as on a kind cluster; an apply
+    configuration is typed as sent, so there they are owned."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/api/v1/namespaces/{ns}"
+    r = http.post(f"{base}/configmaps", json={"metadata": {"name": "c", "labels": {}}, "data": {}, "immutable": False},
+                  params={"fieldManager": "maker"})
+    assert r.status_code == 201, r.text
+    assert [(e["manager"], e["fieldsV1"]) for e in r.json()["metadata"]["managedFields"]] == [
+        ("maker", {"f:immutable": {}})]  # (a pointer: false is there)
+    r = http.post(f"{base}/pods", params={"fieldManager": "maker"}, json={
+        "metadata": {"name": "p", "labels": {}},
+        "spec": {"containers": [{"name": "app", "image": "nginx", "stdin": False, "args": []}]}})
+    assert r.status_code == 201, r.text
+    [entry] = r.json()["metadata"]["managedFields"]
+    assert "f:metadata" not in entry["fieldsV1"]
+    container = entry["fieldsV1"]["f:spec"]["f:containers"]['k:{"name":"app"}']
+    assert "f:stdin" not in container and "f:args" not in container and container["f:resources"] == {}
+    r = apply(http, f"{base}/configmaps/a", json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                                                         "metadata": {"name": "a", "labels": {}}, "data": {}}),
+              fieldManager="tool")
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["managedFields"][0]["fieldsV1"] == {"f:data": {}, "f:metadata": {"f:labels": {}}}
+
+
 def test_patch_options_are_validated(http, url, namespaces):
     ns = namespaces.create()["metadata"]["name"]
     path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"

@@ -238,3 +238,22 @@ def test_apply_in_another_version_prunes_in_the_last_one(http, url, namespaces):
     stored = http.get(f"{_base(url, V2, ns)}/p").json()["spec"]
     assert stored["maxReplicas"] == 8 and stored["minReplicas"] == 1  # pruned, then defaulted again
     assert [m["resource"]["name"] for m in stored["metrics"]] == ["cpu"]  # v1's implicit CPU target
+
+
+def test_another_versions_owner_is_compared_in_its_go_objects(http, url, namespaces):
+    """An apply through v1 whose `scaleTargetRef.apiVersion: ""` empties what a v2 writer owns: that writer's
+    fields are compared in v2 over the Go objects (versionconverter.go `Convert` types the converted object
+    again), where an empty `apiVersion` (omitempty) is not there: removed, no conflict, the writer loses it."""
+    ns = namespaces.create()["metadata"]["name"]
+    r = http.post(_base(url, V2, ns), params={"fieldManager": "maker"}, json={
+        "apiVersion": V2, "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
+        "spec": {"scaleTargetRef": REF, "maxReplicas": 3}})
+    assert r.status_code == 201, r.text
+    config = {"apiVersion": V1, "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
+              "spec": {"scaleTargetRef": {**REF, "apiVersion": ""}, "maxReplicas": 3}}
+    r = http.patch(f"{_base(url, V1, ns)}/h", data=json.dumps(config), params={"fieldManager": "tool"},
+                   headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 200, r.text
+    maker = next(e for e in r.json()["metadata"]["managedFields"] if e["manager"] == "maker")
+    assert maker["apiVersion"] == V2
+    assert "f:apiVersion" not in maker["fieldsV1"]["f:spec"]["f:scaleTargetRef"]

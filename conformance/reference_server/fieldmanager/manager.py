@@ -16,7 +16,7 @@ from ..goport import gounicode
 from ..goport.gojsonnum import overflow_seen, raw_overflow
 from ..storage.clone import clone
 from . import fieldpath as fp
-from . import typed
+from . import reflected, typed
 from .capmanagers import cap_update_managers
 from .conflicts import conflict_error
 from .managed import APPLY, UPDATE, Entry, decode, encode, is_reset, now
@@ -93,6 +93,14 @@ class FieldManager:
         self.ignored = ignored or {}
         self.converter = converter
         self._schemas = {api_version: self.schema}
+        self.message = reflected.message_of(api_version, kind, builtin)
+        self._messages = {api_version: self.message}
+
+    def _message_at(self, version: str) -> str | None:
+        """The Go type `version`'s objects are reflected by (fieldmanager/reflected.py)."""
+        if version not in self._messages:
+            self._messages[version] = reflected.message_of(version, self.kind, self.schema.builtin)
+        return self._messages[version]
 
     # ---- other versions (versionconverter.go) ----------------------------------------------------------------
     def _version(self, e: Entry) -> str:
@@ -108,9 +116,10 @@ class FieldManager:
         return schema
 
     def _changes(self, old: dict[str, Any], new: dict[str, Any], own: typed.Comparison, entries: list[Entry],
-                 ignored: frozenset[str]) -> dict[str, typed.Comparison]:
+                 ignored: frozenset[str], reflect: bool = False) -> dict[str, typed.Comparison]:
         """`Updater.update`'s comparisons: `own` in this version, and old against new converted to each other
-        version an entry was recorded in."""
+        version an entry was recorded in (`reflect`: each as reflection reads the Go object converted there,
+        the new one decoded from a body: fieldmanager/reflected.py)."""
         out = {self.api_version: own}
         for e in entries:
             version = self._version(e)
@@ -118,8 +127,11 @@ class FieldManager:
                 assert self.converter is not None
                 schema = self._schema_at(version)
                 convert = self.converter.convert
-                c = typed.compare(convert(old, self.api_version, version), convert(new, self.api_version, version),
-                                  schema)
+                old_v, new_v = convert(old, self.api_version, version), convert(new, self.api_version, version)
+                if reflect:
+                    message = self._message_at(version)
+                    old_v, new_v = reflected.stored(old_v, message), reflected.decoded(new_v, message)
+                c = typed.compare(old_v, new_v, schema)
                 c.drop_under(ignored)
                 out[version] = c
         return out
@@ -129,10 +141,19 @@ class FieldManager:
         obj["metadata"] = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
         return obj
 
+    def _zero_seen(self) -> dict[str, Any]:
+        """The kind's empty object (`Creater.New`) as reflection reads it: every zero value Go writes (shared:
+        never changed)."""
+        seen = self.__dict__.get("_zero_reflected")
+        if seen is None:
+            seen = self.__dict__["_zero_reflected"] = reflected.stored(self._live(None), self.message)
+        return seen
+
     # ---- Update ----------------------------------------------------------------------------------------------
     def update(self, live: dict[str, Any] | None, new: dict[str, Any], manager: str,
-               subresource: str = "") -> dict[str, Any]:
-        """`FieldManager.UpdateNoErrors`: `new` with its managedFields recomputed (in place)."""
+               subresource: str = "", live_stored: bool = False) -> dict[str, Any]:
+        """`FieldManager.UpdateNoErrors`: `new` with its managedFields recomputed (in place). `live_stored`: the
+        caller's `live` is a stored object, already as reflection reads it (fieldmanager/reflected.py)."""
         if live:  # (the request's object is walked before admission: http/)
             refuse_raw_overflow(live)  # one a mutating webhook stored: every later write panics upstream
         meta = new.setdefault("metadata", {})
@@ -149,16 +170,24 @@ class FieldManager:
         creating = not live or not (live.get("metadata") or {}).get("uid")
         if not entries and not creating:  # skipNonAppliedManager: no tracking starts on an update
             return new
+        # both compared as structured-merge-diff reflects the Go objects (`ObjectToTyped`): what Go leaves out
+        # (an empty or zero `omitempty` field) is not there, what it writes anyway is, on both sides
+        if not live:
+            old = self._zero_seen()
+        else:
+            old = self._live(live)
+            if not live_stored:
+                old = reflected.stored(old, self.message)
+        seen = reflected.decoded(new, self.message, old)
         try:
-            c = typed.compare(self._live(live), new, self.schema)
+            c = typed.compare(old, seen, self.schema)
         except typed.SchemaError:
             return new  # UpdateNoErrors: managedFields are dropped rather than wrong
         ignored = self.ignored.get(subresource, frozenset())
         c.drop_under(ignored)
         changed = frozenset(c.added | c.modified)
         me = Entry(manager, UPDATE, self.api_version, subresource)
-        old = self._live(live)
-        by_version = self._changes(old, new, c, [e for e in entries if e.ident != me.ident], ignored)
+        by_version = self._changes(old, seen, c, [e for e in entries if e.ident != me.ident], ignored, True)
         for e in entries:
             ce = by_version[self._version(e)] if e.ident != me.ident else c
             e.fields = e.fields - ce.added - ce.modified - ce.removed
@@ -220,7 +249,7 @@ class FieldManager:
         c = typed.compare(base, merged, self.schema)
         c.drop_under(ignored)
         others = [e for e in entries if e is not prev]
-        by_version = self._changes(base, merged, c, others, ignored)
+        by_version = self._changes(base, merged, c, others, ignored, True)  # (versionconverter.go: Go objects)
         conflicts = [(e, fp.iterate_sorted(e.fields & (by_version[self._version(e)].added
                                                         | by_version[self._version(e)].modified))) for e in others]
         conflicts = [(e, paths) for e, paths in conflicts if paths]

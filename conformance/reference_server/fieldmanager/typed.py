@@ -10,6 +10,7 @@ from ..storage.clone import clone
 from . import fieldpath as fp
 from .fieldpath import Path
 from .schema import ATOMIC, MAP, SET, ListType, Schema
+from .smdschema import Ref
 
 _MISSING: Any = object()
 
@@ -63,26 +64,38 @@ def _granular_list(schema: Schema, names: tuple[str, ...], value: Any) -> ListTy
 
 # ---- ToFieldSet ------------------------------------------------------------------------------------------
 def field_set(obj: dict[str, Any], schema: Schema) -> frozenset[Path]:
-    """Every leaf of an applied configuration, plus every list-map/set item (`ToFieldSet`)."""
+    """Every leaf of an applied configuration, plus every list-map/set item, every empty map and every key its
+    map type does not declare (`ToFieldSet`; smd v4.6.0 typed/tofieldset.go `visitMapItems` inserts a field whose
+    value is `null` or a map of no fields, `"labels": {}` owns `f:labels`, and one `FindField` does not find, an
+    object under `x-kubernetes-preserve-unknown-fields` or `additionalProperties` owning its own `.`)."""
     out: set[Path] = set()
-    _fs(obj, (), (), schema, out)
+    _fs(obj, (), (), schema, out, schema.types().root)
     return frozenset(out)
 
 
-def _fs(v: Any, path: Path, names: tuple[str, ...], schema: Schema, out: set[Path]) -> None:
+def _fs(v: Any, path: Path, names: tuple[str, ...], schema: Schema, out: set[Path], ref: Ref | None) -> None:
     if isinstance(v, dict) and not schema.atomic_map(names):
+        if not v and path:
+            out.add(path)
+        mt = ref.resolve().map if ref is not None else None
         for k, child in v.items():
-            _fs(child, path + (fp.field(k),), names + (k,), schema, out)
+            declared = mt.fields.get(k) if mt is not None else None
+            sub = declared[0] if declared is not None else mt.element if mt is not None else None
+            _fs(child, path + (fp.field(k),), names + (k,), schema, out, sub)
+            if declared is None and mt is not None:
+                out.add(path + (fp.field(k),))
         return
     lt = _granular_list(schema, names, v)
     if lt is None:
         if path:
             out.add(path)
         return
+    lst = ref.resolve().list if ref is not None else None
+    element = lst.element if lst is not None else None
     for pe, item in _items(lt, v).items():
         out.add(path + (pe,))
         if lt.kind == MAP:
-            _fs(item, path + (pe,), names, schema, out)
+            _fs(item, path + (pe,), names, schema, out, element)
 
 
 # ---- Compare ---------------------------------------------------------------------------------------------

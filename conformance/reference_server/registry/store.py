@@ -234,7 +234,7 @@ class GenericStore:
         if manage is not None or not field_manager:
             return manage
         fm = self.field_manager
-        return lambda live, new: fm.update(live, new, field_manager, subresource)
+        return lambda live, new: fm.update(live, new, field_manager, subresource, live_stored=True)
 
     def _create(self, obj: dict[str, Any], dry_run: bool, manage: Manage | None,
                 admit: Admit | None, validate_admit: ValidateAdmit | None = None,

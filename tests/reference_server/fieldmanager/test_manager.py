@@ -64,8 +64,15 @@ def test_apply_keeps_what_another_manager_also_owns() -> None:
     first = stored(CM.apply(None, cm({"a": "1"}), "one", False))
     shared = stored(CM.apply(first, cm({"a": "1"}), "two", False))  # same value: shared, no conflict
     assert set(fields(shared)) == {("one", "Apply"), ("two", "Apply")}
-    out = CM.apply(shared, cm({}), "one", False)
+    out = CM.apply(shared, cm(), "one", False)
     assert out["data"] == {"a": "1"} and set(fields(out)) == {("two", "Apply")}
+
+
+def test_an_applied_empty_map_is_owned() -> None:
+    """smd v4.6.0 typed/tofieldset.go `visitMapItems`: a map of no fields in an applied configuration (typed from
+    the unstructured patch, nothing omitted) is a leaf of its field set."""
+    out = CM.apply(None, cm({}, labels={}), "m", False)
+    assert fields(out) == {("m", "Apply"): {"f:data": {}, "f:metadata": {"f:labels": {}}}}
 
 
 def test_conflict_is_upstreams_409() -> None:
@@ -226,3 +233,21 @@ def test_custom_resource_metadata_is_object_meta() -> None:
     first = stored(WIDGET.apply(None, {**widget({}), "metadata": {"name": "w", "finalizers": ["a/x"]}}, "one", False))
     out = WIDGET.apply(first, {**widget({}), "metadata": {"name": "w", "finalizers": ["b/y"]}}, "two", False)
     assert out["metadata"]["finalizers"] == ["a/x", "b/y"]  # a set, as ObjectMeta's
+
+
+def test_an_applied_key_its_map_does_not_declare_owns_itself() -> None:
+    """smd v4.6.0 typed/tofieldset.go `visitMapItems`: a key `FindField` does not find (under
+    `x-kubernetes-preserve-unknown-fields` or `additionalProperties`) is in the field set whatever its value, so an
+    object there owns its `.`; a declared field's object does not."""
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "known": {"type": "object", "properties": {"a": {"type": "integer"}}},
+        "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+        "byName": {"type": "object", "additionalProperties": {
+            "type": "object", "properties": {"b": {"type": "integer"}}}}}}}}
+    gadget = FieldManager("Gadget", "example.com/v1", builtin=False, crd_schema=schema)
+    spec = {"known": {"a": 1}, "free": {"x": {"y": {"z": 1}}, "n": 1}, "byName": {"k": {"b": 2}}}
+    out = gadget.apply(None, {**widget(spec), "kind": "Gadget"}, "m", False)
+    assert fields(out)[("m", "Apply")] == {"f:spec": {
+        "f:known": {"f:a": {}},
+        "f:free": {"f:x": {".": {}, "f:y": {".": {}, "f:z": {}}}, "f:n": {}},
+        "f:byName": {"f:k": {".": {}, "f:b": {}}}}}
