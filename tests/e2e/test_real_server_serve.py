@@ -14,7 +14,8 @@ import requests
 
 from . import _procs
 
-READY_S = 10.0  # a hang, not a speed target: see the module docstring
+READY_S = 60.0  # a hang, not a speed target (importing the server alone took 9 s at load 25 on 2 cores): see the
+# module docstring
 
 
 @pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
@@ -27,7 +28,7 @@ def test_ready_and_stops_cleanly(tmp_path, sig, tls):
     try:
         out = _procs.LineReader(proc.stdout)
         err = _procs.LineReader(proc.stderr)
-        line = out.wait_for("listening on", timeout=10)
+        line = out.wait_for("listening on", timeout=READY_S)
         printed = time.monotonic() - t0
         url = line.rsplit(" ", 1)[-1].strip()
         assert url.startswith("https://" if tls else "http://127.0.0.1:")
@@ -36,7 +37,7 @@ def test_ready_and_stops_cleanly(tmp_path, sig, tls):
             http.verify = False  # readiness only; the kubeconfig test checks the CA
             if tls:
                 http.headers["Authorization"] = "Bearer t0k3n-e2e"
-            resp = _procs.poll(lambda: _version(http, url), timeout=10, interval=0.01, what=f"{url}/version")
+            resp = _procs.poll(lambda: _version(http, url), timeout=READY_S, interval=0.01, what=f"{url}/version")
         answered = time.monotonic() - t0
         assert resp.json()["major"] == "1"
         # Process start (interpreter, imports, certificate generation for --tls) to the first /version.
@@ -45,7 +46,7 @@ def test_ready_and_stops_cleanly(tmp_path, sig, tls):
 
         t1 = time.monotonic()
         proc.send_signal(sig)
-        code = proc.wait(timeout=10)
+        code = proc.wait(timeout=READY_S)
         stopped = time.monotonic() - t1
         assert code == 0
         assert stopped < READY_S, stopped
@@ -71,10 +72,10 @@ def test_port_is_free_again_after_stop(tmp_path):
         proc = _procs.start(["serve", "--port", str(port)], cwd=tmp_path)
         try:
             out = _procs.LineReader(proc.stdout)
-            out.wait_for(f"listening on http://127.0.0.1:{port}", timeout=10)
+            out.wait_for(f"listening on http://127.0.0.1:{port}", timeout=READY_S)
             proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=10) == 0
+            assert proc.wait(timeout=READY_S) == 0
         except subprocess.TimeoutExpired:
-            pytest.fail("serve did not stop within 10 s of SIGTERM")
+            pytest.fail(f"serve did not stop within {READY_S:.0f} s of SIGTERM")
         finally:
             _procs.stop(proc)
