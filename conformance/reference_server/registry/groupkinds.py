@@ -361,8 +361,10 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
                           "volumeBindingMode", "allowedTopologies"})), StorageClassStrategy),
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
                                             name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
+    # csinode strategy.go: `ValidateCSINode`, then `ValidateCSINodeUpdate`, which runs it again (no ...MetaUpdate)
     GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False,
-                                            returns_deleted=True, update_validates_meta=True), CSINodeStrategy),
+                                            returns_deleted=True, update_validates_meta=True, update_meta_calls="MM"),
+              CSINodeStrategy),
     # pkg/registry/storage/volumeattachment/strategy.go: the status strategy embeds the main one's ValidateUpdate,
     # `ValidateVolumeAttachment` then `ValidateVolumeAttachmentUpdate`, which runs `ValidateVolumeAttachment` again
     GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC, namespaced=False,

@@ -81,7 +81,7 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("ResourceQuota", "resourcequotas", "resourcequota", ("quota",),
                  fields=frozenset({"spec", "status"}), return_deleted_object=True),
     ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"}),
-                 update_validates_meta=True),
+                 update_validates_meta=True, update_meta_calls="M"),  # strategy: `ValidateLimitRange` alone
     ResourceInfo("Endpoints", "endpoints", "endpoints", ("ep",), fields=frozenset({"subsets"}),
                  deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
     ResourceInfo("Event", "events", "event", ("ev",),
@@ -110,7 +110,7 @@ CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
                  selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True),
     ResourceInfo("PersistentVolume", "persistentvolumes", "persistentvolume", ("pv",), namespaced=False,
                  fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True,
-                 update_meta_calls="MM"),  # strategy: `ValidatePersistentVolume`, then the Update's, which runs it again
+                 update_meta_calls="MM"),  # strategy: `ValidatePersistentVolume`, then the Update's (runs it again)
     ResourceInfo("ComponentStatus", "componentstatuses", "componentstatus", ("cs",), verbs=("get", "list"),
                  namespaced=False, fields=frozenset({"conditions"}),
                  deprecation="v1 ComponentStatus is deprecated in v1.19+"),

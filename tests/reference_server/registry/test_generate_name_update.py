@@ -106,11 +106,12 @@ def test_a_namespace_update_judges_it_with_the_label_rule(http: requests.Session
 def test_a_role_judges_it_as_a_whole_path_segment_name(http: requests.Session, url: str,
                                                        namespaces: NamespaceFactory) -> None:
     """`ValidateRoleUpdate` calls `ValidateRole`, whose `ValidateRBACName` is `IsValidPathSegmentName` whatever
-    `prefix` says: `.` is refused (the common prefix check lets it pass), a name no DNS rule accepts is kept."""
+    `prefix` says: `.` is refused (the common prefix check lets it pass), a name no DNS rule accepts is kept. The
+    strategy runs `ValidateRole` then `ValidateRoleUpdate` (`ValidateRole` again): two causes, one in the message."""
     ns = namespaces.create("gnu")["metadata"]["name"]
     roles = f"{url}/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles"
     r = _put_generate_name(http, roles, {"metadata": {"name": "r1"}}, ".")
-    assert _causes(r) == [("metadata.generateName", """Invalid value: ".": may not be '.'""")]
+    assert _causes(r) == [("metadata.generateName", """Invalid value: ".": may not be '.'""")] * 2  # ValidateRole twice
     assert r.json()["message"] == ('Role.rbac.authorization.k8s.io "r1" is invalid: '
                                    """metadata.generateName: Invalid value: ".": may not be '.'""")
     r = _put_generate_name(http, roles, {"metadata": {"name": "r2"}}, "Bad_-")

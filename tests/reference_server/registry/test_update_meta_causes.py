@@ -55,6 +55,11 @@ def _put_meta(http: requests.Session, collection: str, obj: dict[str, Any], sub:
     ("/apis/apps/v1/namespaces/{ns}/deployments", {"spec": {
         "selector": {"matchLabels": {"a": "b"}},
         "template": {"metadata": {"labels": {"a": "b"}}, "spec": POD_SPEC}}}, 3),  # ValidateObjectMetaUpdate only
+    ("/api/v1/namespaces/{ns}/limitranges", {"spec": {"limits": []}}, 3),  # ValidateLimitRange only
+    ("/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices",
+     {"addressType": "IPv4", "endpoints": []}, 3),  # ValidateEndpointSliceUpdate: ValidateEndpointSlice
+    ("/apis/storage.k8s.io/v1/csinodes", {"spec": {"drivers": []}}, 4),  # ValidateCSINode, then again in ...Update
+    ("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles", {"rules": []}, 5),  # ValidateRole, ...Update
 ])
 def test_a_bad_label_is_listed_once_per_check(http: requests.Session, url: str, namespaces: NamespaceFactory,
                                               path: str, body: dict[str, Any], times: int) -> None:
@@ -134,8 +139,8 @@ def test_an_object_being_deleted_takes_no_new_finalizer(http: requests.Session, 
     assert http.delete(f"{collection}/cm").status_code == 200
     obj = http.get(f"{collection}/cm").json()
     r = _put_meta(http, collection, obj, finalizers=["example.com/a", "example.com/b"])
-    forbidden = ("metadata.finalizers", 'Forbidden: no new finalizers can be added if the object is being deleted, '
-                                        'found new finalizers []string{"example.com/b"}')
+    forbidden = ("metadata.finalizers", ('Forbidden: no new finalizers can be added if the object is being deleted, '
+                                         'found new finalizers []string{"example.com/b"}'))
     assert _causes(r) == [forbidden] * 2
     _put_meta(http, collection, http.get(f"{collection}/cm").json(), finalizers=[])
 
@@ -192,5 +197,5 @@ def test_a_service_refused_its_cluster_ip_lists_that_cause_alone(http: requests.
                                    "spec": {"type": "ExternalName", "externalName": "example.com"}})
     ext["spec"] = {"type": "ClusterIP", "clusterIP": ip, "ports": [{"port": 80}]}
     r = _put_meta(http, services, ext, generateName="a/b-")
-    assert _causes(r) == [("spec.clusterIPs", f'Invalid value: []string{{"{ip}"}}: failed to allocate IP {ip}: '
-                                              "provided IP is already allocated")]
+    refused = f'Invalid value: []string{{"{ip}"}}: failed to allocate IP {ip}: provided IP is already allocated'
+    assert _causes(r) == [("spec.clusterIPs", refused)]
