@@ -358,7 +358,8 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
     GroupKind("storage.k8s.io", "v1", _info(
         "StorageClass", "storageclasses", ("sc",), namespaced=False, returns_deleted=True,
         fields=frozenset({"provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
-                          "volumeBindingMode", "allowedTopologies"})), StorageClassStrategy),
+                          "volumeBindingMode", "allowedTopologies"}),
+        update_meta_calls="MU"), StorageClassStrategy),  # strategy: ValidateStorageClass, ValidateStorageClassUpdate
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
                                             name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
     # csinode strategy.go: `ValidateCSINode`, then `ValidateCSINodeUpdate`, which runs it again (no ...MetaUpdate)

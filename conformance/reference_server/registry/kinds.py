@@ -30,7 +30,8 @@ class ResourceInfo:
     update_validates_meta: bool = False
     status_validates_meta: bool = False          # so does its /status strategy (a VolumeAttachment's inherits it)
     # where not `UM`/`U` as the two above say: the `ValidateObjectMetaUpdate` (U) and `ValidateObjectMeta` (M) calls
-    # its `ValidateXUpdate` (its /status one's) makes, in order (registry/updatemeta.py lists each call's causes)
+    # its `ValidateXUpdate` (its /status one's) makes, in order, `-` for none (registry/updatemeta.py lists each
+    # call's causes)
     update_meta_calls: str = ""
     status_meta_calls: str = ""
     selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
@@ -107,7 +108,8 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
 # Cluster-scoped core kinds besides namespaces: a cluster without nodes lists none (`kubectl get nodes`).
 CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("Node", "nodes", "node", ("no",), namespaced=False, fields=frozenset({"spec", "status"}),
-                 selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True),
+                 selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True,
+                 update_meta_calls="MU"),  # node strategy.go: `ValidateNode`, then `ValidateNodeUpdate`
     ResourceInfo("PersistentVolume", "persistentvolumes", "persistentvolume", ("pv",), namespaced=False,
                  fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True,
                  update_meta_calls="MM"),  # strategy: `ValidatePersistentVolume`, then the Update's (runs it again)

@@ -73,5 +73,5 @@ def update_causes(strategy: Any, new: dict[str, Any], old: dict[str, Any],
     rest = [e for e in kind_errs if e not in meta]
     if len(rest) < len(kind_errs):
         for call in strategy.update_meta_calls:
-            errs += calls[call]
+            errs += calls.get(call, [])  # (`-`: none)
     return errs + rest

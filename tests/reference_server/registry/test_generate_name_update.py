@@ -47,6 +47,8 @@ def _causes(r: requests.Response) -> list[tuple[str, str]]:
     ("/apis/apps/v1/namespaces/{ns}/controllerrevisions", {"metadata": {"name": "cr"}, "data": {}, "revision": 1}),
     ("/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices",
      {"metadata": {"name": "es"}, "addressType": "IPv4", "endpoints": []}),
+    ("/apis/batch/v1/namespaces/{ns}/jobs", {"metadata": {"name": "j"}, "spec": {"template": {"spec": {
+        "containers": [{"name": "c", "image": "busybox"}], "restartPolicy": "Never"}}}}),
 ])
 def test_a_kind_that_validates_its_object_again_refuses_a_bad_generate_name(
         http: requests.Session, url: str, namespaces: NamespaceFactory, collection: str, body: dict[str, Any]) -> None:

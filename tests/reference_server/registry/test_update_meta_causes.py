@@ -60,6 +60,11 @@ def _put_meta(http: requests.Session, collection: str, obj: dict[str, Any], sub:
      {"addressType": "IPv4", "endpoints": []}, 3),  # ValidateEndpointSliceUpdate: ValidateEndpointSlice
     ("/apis/storage.k8s.io/v1/csinodes", {"spec": {"drivers": []}}, 4),  # ValidateCSINode, then again in ...Update
     ("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles", {"rules": []}, 5),  # ValidateRole, ...Update
+    ("/api/v1/nodes", {}, 4),  # ValidateNode, then ValidateNodeUpdate
+    ("/apis/storage.k8s.io/v1/storageclasses", {"provisioner": "example.com/x"}, 4),  # ValidateStorageClass, ...Update
+    ("/apis/batch/v1/namespaces/{ns}/jobs", {"spec": {"template": {"spec": {**POD_SPEC, "restartPolicy": "Never"}}}},
+     4),  # ValidateJob, then ValidateJobUpdate
+    ("/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets", {"spec": {"minAvailable": 1}}, 2),  # no metadata check
 ])
 def test_a_bad_label_is_listed_once_per_check(http: requests.Session, url: str, namespaces: NamespaceFactory,
                                               path: str, body: dict[str, Any], times: int) -> None:
