@@ -65,6 +65,9 @@ def _put_meta(http: requests.Session, collection: str, obj: dict[str, Any], sub:
     ("/apis/batch/v1/namespaces/{ns}/jobs", {"spec": {"template": {"spec": {**POD_SPEC, "restartPolicy": "Never"}}}},
      4),  # ValidateJob, then ValidateJobUpdate
     ("/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets", {"spec": {"minAvailable": 1}}, 2),  # no metadata check
+    ("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {"webhooks": []}, 3),  # validateX only
+    ("/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations", {"spec": {
+        "type": "Limited", "limited": {"nominalConcurrencyShares": 1, "limitResponse": {"type": "Reject"}}}}, 3),
 ])
 def test_a_bad_label_is_listed_once_per_check(http: requests.Session, url: str, namespaces: NamespaceFactory,
                                               path: str, body: dict[str, Any], times: int) -> None:
@@ -102,6 +105,18 @@ def test_a_persistent_volume_status_write_validates_the_metadata_update_only(htt
     obj = _create(http, collection, {"metadata": {"name": name}, "spec": PV_SPEC})
     try:
         assert _causes(_put_meta(http, collection, obj, "/status", labels={"a": "-x"})) == [BAD_LABEL] * 3
+    finally:
+        http.delete(f"{collection}/{name}")
+
+
+def test_a_status_update_that_judges_the_status_alone(http: requests.Session, url: str) -> None:
+    """`ValidatePriorityLevelConfigurationStatusUpdate` judges no metadata: the common checks' two causes."""
+    collection = f"{url}/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations"
+    name = f"upr-{uuid.uuid4().hex[:8]}"
+    obj = _create(http, collection, {"metadata": {"name": name}, "spec": {
+        "type": "Limited", "limited": {"nominalConcurrencyShares": 1, "limitResponse": {"type": "Reject"}}}})
+    try:
+        assert _causes(_put_meta(http, collection, obj, "/status", labels={"a": "-x"})) == [BAD_LABEL] * 2
     finally:
         http.delete(f"{collection}/{name}")
 
