@@ -102,7 +102,7 @@ class Strategy:
     @property
     def update_meta_calls(self) -> str:
         """The metadata calls this update's `ValidateXUpdate` makes, in order (registry/updatemeta.py): `U` a
-        `ValidateObjectMetaUpdate`, `M` a `ValidateObjectMeta` of the new object. The kind's data
+        `ValidateObjectMetaUpdate`, `M` a `ValidateObjectMeta` of the new object, `-` none. The kind's data
         (`ResourceInfo.update_meta_calls`, else `UM` for a kind marked `update_validates_meta`, `U` otherwise); a
         `/status` write's its status strategy's (`status_meta_calls`, else `UM` where marked
         `status_validates_meta`: most kinds' `ValidateXStatusUpdate` runs `ValidateObjectMetaUpdate` alone)."""
