@@ -219,3 +219,21 @@ def test_a_service_refused_its_cluster_ip_lists_that_cause_alone(http: requests.
     r = _put_meta(http, services, ext, generateName="a/b-")
     refused = f'Invalid value: []string{{"{ip}"}}: failed to allocate IP {ip}: provided IP is already allocated'
     assert _causes(r) == [("spec.clusterIPs", refused)]
+
+
+def test_a_kind_that_returns_early_keeps_its_list_after_the_common_checks() -> None:
+    """A custom resource validator whose `ValidateTypeMeta` refuses returns that error alone: the common checks'
+    causes, then it, no copy of the kind's metadata calls."""
+    from conformance.reference_server.apierrors import field_invalid
+    from conformance.reference_server.registry.kinds import CONTENT_KINDS
+    from conformance.reference_server.registry.strategy import Strategy
+    from conformance.reference_server.registry.updatemeta import update_causes
+
+    strategy = Strategy(CONTENT_KINDS[0])
+    old = {"metadata": {"name": "cm", "namespace": "ns", "uid": "u"}}
+    new = {"metadata": {**old["metadata"], "labels": {"a": "-x"}}}
+    kind = field_invalid("kind", "Other", "must be Widget")
+    causes = [(e.field, e.body) for e in update_causes(strategy, new, old, [kind])]
+    assert causes == [BAD_LABEL, BAD_LABEL, ("kind", 'Invalid value: "Other": must be Widget')]
+    causes = [(e.field, e.body) for e in update_causes(strategy, new, old, strategy.validate_update(new, old))]
+    assert causes == [BAD_LABEL] * 4  # ConfigMap: `UM` after the two common checks
