@@ -26,18 +26,24 @@ from ..registry.validation import validate_object_meta, validate_object_meta_upd
 GROUP = "rbac.authorization.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = f"{GROUP}/{VERSION}"
+# the strategies' `ValidateUpdate` is `ValidateX` then `ValidateXUpdate`, itself `ValidateX` then
+# `ValidateObjectMetaUpdate` (pkg/registry/rbac/*/strategy.go, pkg/apis/rbac/validation)
+_MMU = "MMU"
 RBAC_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 ROLES = ResourceInfo("Role", "roles", "role", (), RBAC_VERBS, namespaced=True,
-                     fields=frozenset({"rules"}), name_rule="path", update_validates_meta=True)
+                     fields=frozenset({"rules"}), name_rule="path", update_validates_meta=True,
+                     update_meta_calls=_MMU)
 ROLE_BINDINGS = ResourceInfo("RoleBinding", "rolebindings", "rolebinding", (), RBAC_VERBS, namespaced=True,
-                             fields=frozenset({"subjects", "roleRef"}), name_rule="path", update_validates_meta=True)
+                             fields=frozenset({"subjects", "roleRef"}), name_rule="path", update_validates_meta=True,
+                             update_meta_calls=_MMU)
 CLUSTER_ROLES = ResourceInfo("ClusterRole", "clusterroles", "clusterrole", (), RBAC_VERBS, namespaced=False,
                              fields=frozenset({"rules", "aggregationRule"}), name_rule="path",
-                             selectable_fields=("metadata.name",), update_validates_meta=True)
+                             selectable_fields=("metadata.name",), update_validates_meta=True, update_meta_calls=_MMU)
 CLUSTER_ROLE_BINDINGS = ResourceInfo("ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding", (),
                                      RBAC_VERBS, namespaced=False, fields=frozenset({"subjects", "roleRef"}),
-                                     name_rule="path", selectable_fields=("metadata.name",), update_validates_meta=True)
+                                     name_rule="path", selectable_fields=("metadata.name",), update_validates_meta=True,
+                                     update_meta_calls=_MMU)
 RBAC_KINDS: tuple[ResourceInfo, ...] = (CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES)
 
 # The same, as plain data (for a registry/discovery that wants dicts).

@@ -650,9 +650,10 @@ def _actions_errors(actions: list[Any], path: str) -> list[FieldError]:
 
 
 def _info(kind: str, plural: str, fields: frozenset[str]) -> ResourceInfo:
-    """The four kinds' `ValidateXUpdate` is `validateX` of the new object (its `ValidateObjectMeta` included)."""
+    """The four kinds' `ValidateXUpdate` is `validateX` of the new object (its `ValidateObjectMeta` included, no
+    `ValidateObjectMetaUpdate`); a ValidatingAdmissionPolicy's status update judges its status alone."""
     return ResourceInfo(kind, plural, kind.lower(), namespaced=False, fields=fields, categories=("api-extensions",),
-                        update_validates_meta=True)
+                        update_validates_meta=True, update_meta_calls="M", status_meta_calls="-")
 
 
 ADMISSIONREGISTRATION_KINDS: tuple[GroupKind, ...] = (

@@ -442,9 +442,10 @@ def status_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[Field
 
 
 def _info(kind: str, plural: str) -> ResourceInfo:
-    """Both kinds' `ValidateXUpdate` is `ValidateX` of the new object (its `ValidateObjectMeta` included)."""
+    """Both kinds' `ValidateXUpdate` is `ValidateX` of the new object (its `ValidateObjectMeta` included, no
+    `ValidateObjectMetaUpdate`); their `ValidateXStatusUpdate` judges the status alone."""
     return ResourceInfo(kind, plural, kind.lower(), (), namespaced=False, fields=frozenset({"spec", "status"}),
-                        update_validates_meta=True)
+                        update_validates_meta=True, update_meta_calls="M", status_meta_calls="-")
 
 
 FLOWCONTROL_KINDS: tuple[GroupKind, ...] = (

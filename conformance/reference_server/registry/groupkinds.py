@@ -338,10 +338,12 @@ class RuntimeClassStrategy(Strategy):
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), *, fields: frozenset[str],
           namespaced: bool = True, name_rule: str = "subdomain", returns_deleted: bool = False,
-          update_validates_meta: bool = False, status_validates_meta: bool = False) -> ResourceInfo:
+          update_validates_meta: bool = False, status_validates_meta: bool = False,
+          update_meta_calls: str = "") -> ResourceInfo:
     return ResourceInfo(kind, plural, kind.lower(), short, namespaced=namespaced, fields=fields, name_rule=name_rule,
                         return_deleted_object=returns_deleted, update_validates_meta=update_validates_meta,
-                        status_validates_meta=status_validates_meta)
+                        status_validates_meta=status_validates_meta, update_meta_calls=update_meta_calls,
+                        status_meta_calls=update_meta_calls if status_validates_meta else "")
 
 
 _SPEC = frozenset({"spec", "status"})
@@ -356,15 +358,20 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
     GroupKind("storage.k8s.io", "v1", _info(
         "StorageClass", "storageclasses", ("sc",), namespaced=False, returns_deleted=True,
         fields=frozenset({"provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
-                          "volumeBindingMode", "allowedTopologies"})), StorageClassStrategy),
+                          "volumeBindingMode", "allowedTopologies"}),
+        update_meta_calls="MU"), StorageClassStrategy),  # strategy: ValidateStorageClass, ValidateStorageClassUpdate
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
                                             name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
+    # csinode strategy.go: `ValidateCSINode`, then `ValidateCSINodeUpdate`, which runs it again (no ...MetaUpdate)
     GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False,
-                                            returns_deleted=True, update_validates_meta=True), CSINodeStrategy),
-    # pkg/registry/storage/volumeattachment/strategy.go: the status strategy embeds the main one's ValidateUpdate
+                                            returns_deleted=True, update_validates_meta=True, update_meta_calls="MM"),
+              CSINodeStrategy),
+    # pkg/registry/storage/volumeattachment/strategy.go: the status strategy embeds the main one's ValidateUpdate,
+    # `ValidateVolumeAttachment` then `ValidateVolumeAttachmentUpdate`, which runs `ValidateVolumeAttachment` again
     GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC, namespaced=False,
                                             returns_deleted=True, update_validates_meta=True,
-                                            status_validates_meta=True), VolumeAttachmentStrategy),
+                                            status_validates_meta=True, update_meta_calls="MM"),
+              VolumeAttachmentStrategy),
     GroupKind("storage.k8s.io", "v1", _info(
         "CSIStorageCapacity", "csistoragecapacities",
         fields=frozenset({"nodeTopology", "storageClassName", "capacity", "maximumVolumeSize"})),

@@ -29,6 +29,11 @@ class ResourceInfo:
     # a generateName sent on update with `name_rule`; False: `ValidateObjectMetaUpdate` only (a Deployment's)
     update_validates_meta: bool = False
     status_validates_meta: bool = False          # so does its /status strategy (a VolumeAttachment's inherits it)
+    # where not `UM`/`U` as the two above say: the `ValidateObjectMetaUpdate` (U) and `ValidateObjectMeta` (M) calls
+    # its `ValidateXUpdate` (its /status one's) makes, in order, `-` for none (registry/updatemeta.py lists each
+    # call's causes)
+    update_meta_calls: str = ""
+    status_meta_calls: str = ""
     selectable_fields: tuple[str, ...] = ("metadata.name", "metadata.namespace")
     custom_field_labels: bool = False             # registers its own v1 field-label conversion
     return_deleted_object: bool = False
@@ -50,7 +55,8 @@ NAMESPACES = ResourceInfo(
     kind="Namespace", plural="namespaces", singular="namespace", short_names=("ns",),
     verbs=("create", "delete", "get", "list", "patch", "update", "watch"), namespaced=False,
     fields=frozenset({"spec", "status"}), name_rule="label",
-    selectable_fields=("metadata.name", "status.phase"), custom_field_labels=True, return_deleted_object=True)
+    selectable_fields=("metadata.name", "status.phase"), custom_field_labels=True, return_deleted_object=True,
+    update_meta_calls="MU")  # namespace strategy.go: `ValidateNamespace` then `ValidateNamespaceUpdate`
 
 CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("ConfigMap", "configmaps", "configmap", ("cm",),
@@ -76,7 +82,7 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("ResourceQuota", "resourcequotas", "resourcequota", ("quota",),
                  fields=frozenset({"spec", "status"}), return_deleted_object=True),
     ResourceInfo("LimitRange", "limitranges", "limitrange", ("limits",), fields=frozenset({"spec"}),
-                 update_validates_meta=True),
+                 update_validates_meta=True, update_meta_calls="M"),  # strategy: `ValidateLimitRange` alone
     ResourceInfo("Endpoints", "endpoints", "endpoints", ("ep",), fields=frozenset({"subsets"}),
                  deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
     ResourceInfo("Event", "events", "event", ("ev",),
@@ -102,9 +108,11 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
 # Cluster-scoped core kinds besides namespaces: a cluster without nodes lists none (`kubectl get nodes`).
 CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("Node", "nodes", "node", ("no",), namespaced=False, fields=frozenset({"spec", "status"}),
-                 selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True),
+                 selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True,
+                 update_meta_calls="MU"),  # node strategy.go: `ValidateNode`, then `ValidateNodeUpdate`
     ResourceInfo("PersistentVolume", "persistentvolumes", "persistentvolume", ("pv",), namespaced=False,
-                 fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True),
+                 fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True,
+                 update_meta_calls="MM"),  # strategy: `ValidatePersistentVolume`, then the Update's (runs it again)
     ResourceInfo("ComponentStatus", "componentstatuses", "componentstatus", ("cs",), verbs=("get", "list"),
                  namespaced=False, fields=frozenset({"conditions"}),
                  deprecation="v1 ComponentStatus is deprecated in v1.19+"),

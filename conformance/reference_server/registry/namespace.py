@@ -164,6 +164,7 @@ class NamespaceFinalizeStrategy(NamespaceStrategy):
     """`/finalize`: spec.finalizers from the body (indexed validation), status kept (NS-44)."""
 
     subresource = "finalize"
+    update_meta_calls = "U"  # `ValidateNamespaceFinalizeUpdate`: `ValidateObjectMetaUpdate`, no `ValidateNamespace`
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["metadata"].pop("namespace", None)

@@ -264,14 +264,21 @@ class ServiceStrategy(Strategy):
                     nspec[key] = ospec[key]
         new["status"] = old.get("status", {"loadBalancer": {}})
 
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    def begin_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`beginUpdate` (storage.go) before `BeforeUpdate`: `allocIPs` refuses a requested IP held by another, its
+        error alone (no metadata cause before it)."""
         nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
-        if not _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec):  # `beginUpdate` before `BeforeUpdate`
-            refused = self._check_requested_ip(new)  # `allocIPs`: a requested IP held by another is refused
+        if not _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec):
+            refused = self._check_requested_ip(new)
             if refused:
                 return refused
             self._begin_cluster_ip(new)
+        return []
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
+        ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
         return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
                 + self._validate_spec(new.get("spec")))
 

@@ -31,7 +31,8 @@ from .kinds import ResourceInfo
 from . import continuetoken
 from .selectors import check_syntax, exact_match, make_predicate
 from .strategy import Strategy
-from .validation import is_dns1123_label, is_path_segment_name, validate_update_common_fields
+from .validation import is_dns1123_label, is_path_segment_name
+from .updatemeta import generate_name_errors, update_causes
 from ..memo import remember
 from ..wire import gostructs
 from ..goport.gonet.strconv import quote
@@ -549,9 +550,12 @@ class GenericStore:
                 admit(new)
             strategy.prepare_for_update(new, current)
             _restore_system_meta(nmeta, cmeta)
-            errs = validate_update_common_fields(nmeta) + strategy.validate_update(new, current)
-            if errs:
-                raise self._invalid(name, errs)
+            refused = strategy.begin_update(new, current)  # `BeginUpdate`, before `rest.BeforeUpdate`: alone
+            if refused:
+                raise self._invalid(name, refused)
+            errs = strategy.validate_update(new, current)
+            if errs or generate_name_errors(nmeta):  # every repeat of the metadata causes, only when refused
+                raise self._invalid(name, update_causes(strategy, new, current, errs))
             if validate_admit is not None:  # may return what to write once the update is stored (a quota's charge)
                 result["after"] = validate_admit(new, current)
             strategy.canonicalize_update(new, current)
@@ -968,7 +972,8 @@ def _page(items: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool],
 def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:
     """`rest.BeforeUpdate` (apiserver pkg/registry/rest/update.go): the generation, uid, creationTimestamp and
     deletion fields come from storage (selfLink: `PrepareObjectForStorage` clears it); `generateName` is the
-    body's, as any other field (validated by `ValidateObjectMetaAccessor`, never restored)."""
+    body's, as any other field (validated by `ValidateObjectMetaAccessor`, never restored); a grace period is kept
+    only where the body has none."""
     new["name"] = old.get("name")
     if old.get("namespace"):
         new["namespace"] = old["namespace"]
@@ -977,9 +982,10 @@ def _restore_system_meta(new: dict[str, Any], old: dict[str, Any]) -> None:
             new[f] = old[f]
         else:
             new.pop(f, None)
-    for f in ("deletionTimestamp", "deletionGracePeriodSeconds"):
-        if old.get(f) is not None:
-            new[f] = old[f]
+    if old.get("deletionTimestamp") is not None:
+        new["deletionTimestamp"] = old["deletionTimestamp"]
+    if old.get("deletionGracePeriodSeconds") is not None and new.get("deletionGracePeriodSeconds") is None:
+        new["deletionGracePeriodSeconds"] = old["deletionGracePeriodSeconds"]  # a changed one is refused: immutable
 
 
 def check_delete_preconditions(resource: str, name: str, opts: DeleteOptions, meta: dict[str, Any],

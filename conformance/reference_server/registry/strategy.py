@@ -100,14 +100,27 @@ class Strategy:
         pass
 
     @property
+    def update_meta_calls(self) -> str:
+        """The metadata calls this update's `ValidateXUpdate` makes, in order (registry/updatemeta.py): `U` a
+        `ValidateObjectMetaUpdate`, `M` a `ValidateObjectMeta` of the new object, `-` none. The kind's data
+        (`ResourceInfo.update_meta_calls`, else `UM` for a kind marked `update_validates_meta`, `U` otherwise); a
+        `/status` write's its status strategy's (`status_meta_calls`, else `UM` where marked
+        `status_validates_meta`: most kinds' `ValidateXStatusUpdate` runs `ValidateObjectMetaUpdate` alone)."""
+        info = self.info
+        if self.subresource == "status":
+            return info.status_meta_calls or ("UM" if info.status_validates_meta else "U")
+        return info.update_meta_calls or ("UM" if info.update_validates_meta else "U")
+
+    @property
     def update_validates_meta(self) -> bool:
         """Whether this update runs `ValidateObjectMeta` on the new object, its generateName judged by the kind's
-        name rule: the kind's data (`ResourceInfo.update_validates_meta`); a `/status` write's only where the kind's
-        status strategy keeps the main `ValidateUpdate` (`status_validates_meta`: most kinds'
-        `ValidateXStatusUpdate` runs `ValidateObjectMetaUpdate` alone)."""
-        if self.subresource == "status":
-            return self.info.status_validates_meta
-        return self.info.update_validates_meta
+        name rule (one of its `update_meta_calls` is `M`)."""
+        return "M" in self.update_meta_calls
+
+    def begin_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """The store's `BeginUpdate` hook (apiserver registry/generic/registry/store.go), run before
+        `rest.BeforeUpdate`: what it refuses is the 422's only cause (a Service's requested ClusterIP taken)."""
+        return []
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = validate_object_meta(new.get("metadata", {}), namespaced=self.info.namespaced,

@@ -1,11 +1,13 @@
 """Name, label and finalizer validation with the exact texts of apimachinery `util/validation`."""
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from typing import Any
 
-from ..apierrors import FieldError, field_forbidden, field_invalid, field_required
+from ..apierrors import FieldError, GoValue, field_forbidden, field_invalid, field_required
 from ..goport.gofmt import sharp_v_strings
+from .meta import parse_time
 
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN_FMT = _LABEL_FMT + r"(\." + _LABEL_FMT + ")*"
@@ -216,10 +218,13 @@ def validate_name(value: str, rule: str, path: str = "metadata.name") -> list[Fi
 def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: str,
                          check_name: bool = True, kube_finalizers: bool = True,
                          check_generate_name: bool | None = None) -> list[FieldError]:
-    """`ValidateObjectMeta`: name/generateName, labels, annotations, metadata.finalizers (NS-18, NS-20).
-    `kube_finalizers`: core's (`pkg/apis/core/validation`) finalizer rule, an unqualified name only if standard;
-    apimachinery's generic `ValidateObjectMeta` (CRDs, custom resources, APIServices, admissionregistration)
-    asks only for a qualified name. `check_generate_name` (default: `check_name`): an update whose kind's
+    """`ValidateObjectMeta` in its order (apimachinery api/validation/objectmeta.go `ValidateObjectMetaAccessor`):
+    name/generateName, namespace, labels, annotations, owner references, then the finalizers as apimachinery's
+    `ValidateFinalizers` judges them (a qualified name, at `metadata.finalizers` without an index; orphan and
+    foregroundDeletion not both) (NS-18, NS-20). `kube_finalizers`: core's `ValidateObjectMeta`
+    (`pkg/apis/core/validation`) then adds `validateKubeFinalizerName` at each finalizer's index (an unqualified
+    name only if standard); apimachinery's generic one (CRDs, custom resources, APIServices,
+    admissionregistration) does not. `check_generate_name` (default: `check_name`): an update whose kind's
     `ValidateXUpdate` runs `ValidateObjectMeta` on the new object judges its generateName, its unchanged name
     needing no second look."""
     if check_generate_name is None:
@@ -236,16 +241,46 @@ def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: s
             errs += validate_name(name, name_rule)
     if namespaced and not meta.get("namespace"):
         errs.append(field_required("metadata.namespace"))
-    errs += validate_labels(meta.get("labels") or {}, "metadata.labels")
+    errs += meta_content_errors(meta)
+    errs += validate_finalizers(meta.get("finalizers"))
+    if kube_finalizers:
+        errs += kube_finalizer_errors(meta.get("finalizers"))
+    return errs
+
+
+def meta_content_errors(meta: dict[str, Any]) -> list[FieldError]:
+    """What both `ValidateObjectMetaAccessor` and `ValidateObjectMetaAccessorUpdate` judge of the new object, in
+    their order: `ValidateLabels`, `ValidateAnnotations` (keys; their total size is not judged here), then
+    `ValidateOwnerReferences`."""
+    errs = validate_labels(meta.get("labels") or {}, "metadata.labels")
     for key in (meta.get("annotations") or {}):
         errs += [field_invalid("metadata.annotations", key, m) for m in is_qualified_name(str(key).lower())]
-    errs += validate_owner_references(meta.get("ownerReferences"))
-    finalizers = meta.get("finalizers") or []
-    for i, f in enumerate(finalizers):
-        errs += validate_finalizer_name(f, f"metadata.finalizers[{i}]", allow_unqualified=not kube_finalizers)
+    return errs + validate_owner_references(meta.get("ownerReferences"))
+
+
+def validate_finalizers(finalizers: Any) -> list[FieldError]:
+    """apimachinery `ValidateFinalizers`: each name's `IsQualifiedName` errors at `metadata.finalizers` (no index),
+    then orphan and foregroundDeletion together refused."""
+    finalizers = finalizers if isinstance(finalizers, list) else []
+    errs: list[FieldError] = []
+    for f in finalizers:
+        if not isinstance(f, str):
+            errs.append(field_invalid("metadata.finalizers", f, "must be a string"))
+            continue
+        errs += [field_invalid("metadata.finalizers", f, m) for m in is_qualified_name(f)]
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
         errs.append(field_invalid("metadata.finalizers", finalizers,
                                   "finalizer orphan and foregroundDeletion cannot be both set"))
+    return errs
+
+
+def kube_finalizer_errors(finalizers: Any) -> list[FieldError]:
+    """core `validateKubeFinalizerName` of each finalizer, at its index: an unqualified name must be standard."""
+    errs: list[FieldError] = []
+    for i, f in enumerate(finalizers if isinstance(finalizers, list) else []):
+        if isinstance(f, str) and len(f.split("/")) == 1 and f not in STANDARD_FINALIZERS:
+            errs.append(field_invalid(f"metadata.finalizers[{i}]", f,
+                                      "name is neither a standard finalizer name nor is it fully qualified"))
     return errs
 
 
@@ -305,16 +340,41 @@ def validate_labels(labels: dict[str, Any], path: str) -> list[FieldError]:
     return errs
 
 
-def validate_object_meta_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-    """`ValidateObjectMetaAccessorUpdate`: immutable fields and no new finalizers while deleting (NS-32, NS-38)."""
+def validate_object_meta_update(new: dict[str, Any], old: dict[str, Any], *, content: bool = False,
+                                kube_finalizers: bool = False) -> list[FieldError]:
+    """`ValidateObjectMetaAccessorUpdate` in its order: no new finalizers while deleting, then the immutable
+    fields (NS-32, NS-38): the store restores the name, namespace, uid and creationTimestamp from storage
+    (`rest.BeforeUpdate`), so of those only a deletionTimestamp set on an object not being deleted and a changed
+    deletionGracePeriodSeconds can differ. `content`: then the labels, annotations and owner references it judges
+    again (a strategy's single copy leaves them to `validate_object_meta`; registry/updatemeta.py lists every
+    repeat); `kube_finalizers`: core's `ValidateObjectMetaUpdate`, which adds `validateKubeFinalizerName`."""
     errs: list[FieldError] = []
-    if old.get("deletionTimestamp") is None and new.get("deletionTimestamp") is not None:
-        errs.append(field_invalid("metadata.deletionTimestamp", new.get("deletionTimestamp"), "field is immutable"))
     if old.get("deletionTimestamp"):
         old_f = set(old.get("finalizers") or [])
-        added = sorted(f for f in (new.get("finalizers") or []) if f not in old_f)
+        added = sorted({f for f in (new.get("finalizers") or []) if isinstance(f, str) and f not in old_f})
         if added:
             errs.append(field_forbidden("metadata.finalizers",
                                         "no new finalizers can be added if the object is being deleted, "
                                         f"found new finalizers {sharp_v_strings(added)}"))
+    if old.get("deletionTimestamp") is None and new.get("deletionTimestamp") is not None:
+        errs.append(field_invalid("metadata.deletionTimestamp", go_time_value(new.get("deletionTimestamp")),
+                                  "field is immutable"))
+    grace = new.get("deletionGracePeriodSeconds")
+    if grace != old.get("deletionGracePeriodSeconds"):
+        errs.append(field_invalid("metadata.deletionGracePeriodSeconds", grace, "field is immutable"))
+    if content:
+        errs += meta_content_errors(new)
+    if kube_finalizers:
+        errs += kube_finalizer_errors(new.get("finalizers"))
     return errs
+
+
+def go_time_value(value: Any) -> Any:
+    """A `*metav1.Time` as `field.Error` prints it: dereferenced, then its `String()` (`time.Time`'s, in the
+    server's zone, UTC: `2026-01-02 03:04:05 +0000 UTC`, a fraction of a second without its trailing zeros)."""
+    t = parse_time(value)
+    if t is None:
+        return value
+    t = t.astimezone(_dt.timezone.utc)
+    frac = f".{t.microsecond:06d}".rstrip("0") if t.microsecond else ""
+    return GoValue(t.strftime("%Y-%m-%d %H:%M:%S") + frac + " +0000 UTC")

@@ -616,10 +616,11 @@ class EndpointSliceStrategy(DropsDisabledFields, Strategy):
 
 
 def _info(kind: str, plural: str, short: tuple[str, ...] = (), fields: frozenset[str] = _SPEC,
-          categories: tuple[str, ...] = (), name_rule: str = "subdomain", update_validates_meta: bool = False
-          ) -> ResourceInfo:
+          categories: tuple[str, ...] = (), name_rule: str = "subdomain", update_validates_meta: bool = False,
+          update_meta_calls: str = "", status_meta_calls: str = "") -> ResourceInfo:
     return ResourceInfo(kind, plural, kind.lower(), short, fields=fields, categories=categories, name_rule=name_rule,
-                        update_validates_meta=update_validates_meta)
+                        update_validates_meta=update_validates_meta, update_meta_calls=update_meta_calls,
+                        status_meta_calls=status_meta_calls)
 
 
 ALL = ("all",)
@@ -632,14 +633,19 @@ WORKLOAD_KINDS: tuple[GroupKind, ...] = (
     GroupKind("apps", "v1", _info("ControllerRevision", "controllerrevisions", fields=frozenset({"data", "revision"}),
                                   update_validates_meta=True), ControllerRevisionStrategy),
     GroupKind("batch", "v1", _info("CronJob", "cronjobs", ("cj",), categories=ALL), CronJobStrategy),
-    GroupKind("batch", "v1", _info("Job", "jobs", categories=ALL), JobStrategy),
+    # job strategy.go: `ValidateJob`, then `ValidateJobUpdate` (`ValidateObjectMetaUpdate` first)
+    GroupKind("batch", "v1", _info("Job", "jobs", categories=ALL, update_meta_calls="MU"), JobStrategy),
     GroupKind("networking.k8s.io", "v1", _info("NetworkPolicy", "networkpolicies", ("netpol",)),
               NetworkPolicyStrategy),
-    GroupKind("policy", "v1", _info("PodDisruptionBudget", "poddisruptionbudgets", ("pdb",)),
+    # `ValidatePodDisruptionBudget` (its update's) and `ValidatePodDisruptionBudgetStatusUpdate` judge no metadata
+    GroupKind("policy", "v1", _info("PodDisruptionBudget", "poddisruptionbudgets", ("pdb",), update_meta_calls="-",
+                                    status_meta_calls="-"),
               PodDisruptionBudgetStrategy),
     GroupKind("coordination.k8s.io", "v1", _info("Lease", "leases", fields=frozenset({"spec"})), LeaseStrategy),
+    # `ValidateEndpointSliceUpdate` is `ValidateEndpointSlice` and the addressType's immutability, no ...MetaUpdate
     GroupKind("discovery.k8s.io", "v1", _info("EndpointSlice", "endpointslices", update_validates_meta=True,
-                                              fields=frozenset({"addressType", "endpoints", "ports"})),
+                                              fields=frozenset({"addressType", "endpoints", "ports"}),
+                                              update_meta_calls="M"),
               EndpointSliceStrategy),
 )
 

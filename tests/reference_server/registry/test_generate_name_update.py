@@ -2,8 +2,8 @@
 (apiserver pkg/registry/rest/update.go) refuses one holding `/` or `%` for every kind (`path.ValidatePathSegmentName`
 with `prefix` true), first in the 422; then the kinds whose `ValidateXUpdate` runs `ValidateObjectMeta` on the new
 object (a ConfigMap's, a ServiceAccount's, a LimitRange's, a Role's, an IngressClass's...) judge it with their name
-function (pkg/apis/*/validation), the kinds that run only `ValidateObjectMetaUpdate` (a Namespace's, an Endpoints',
-a Lease's, a Deployment's) store it as sent. `maskTrailingDash` (apimachinery api/validation/generic.go) is
+function (pkg/apis/*/validation; a Namespace's `ValidateNamespace` too), the kinds that run only
+`ValidateObjectMetaUpdate` (an Endpoints', a Lease's, a Deployment's) store it as sent. `maskTrailingDash` (apimachinery api/validation/generic.go) is
 upstream's: the trailing `-` and the byte before it become one `a`."""
 from __future__ import annotations
 
@@ -21,6 +21,9 @@ from tests.reference_server.conftest import NamespaceFactory
 SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
              "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
              r"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+         "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
 
 
 def _put_generate_name(http: requests.Session, collection: str, body: dict[str, Any], gen: str) -> requests.Response:
@@ -44,6 +47,8 @@ def _causes(r: requests.Response) -> list[tuple[str, str]]:
     ("/apis/apps/v1/namespaces/{ns}/controllerrevisions", {"metadata": {"name": "cr"}, "data": {}, "revision": 1}),
     ("/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices",
      {"metadata": {"name": "es"}, "addressType": "IPv4", "endpoints": []}),
+    ("/apis/batch/v1/namespaces/{ns}/jobs", {"metadata": {"name": "j"}, "spec": {"template": {"spec": {
+        "containers": [{"name": "c", "image": "busybox"}], "restartPolicy": "Never"}}}}),
 ])
 def test_a_kind_that_validates_its_object_again_refuses_a_bad_generate_name(
         http: requests.Session, url: str, namespaces: NamespaceFactory, collection: str, body: dict[str, Any]) -> None:
@@ -88,25 +93,27 @@ def test_a_kind_that_validates_only_the_metadata_update_stores_it(
     assert _causes(r) == [("metadata.generateName", """Invalid value: "Bad%": may not contain '%'""")]
 
 
-def test_a_namespace_update_stores_a_generate_name_no_label_rule_accepts(http: requests.Session, url: str,
-                                                                       namespaces: NamespaceFactory) -> None:
-    """`ValidateNamespaceUpdate` is `ValidateObjectMetaUpdate` alone."""
+def test_a_namespace_update_judges_it_with_the_label_rule(http: requests.Session, url: str,
+                                                          namespaces: NamespaceFactory) -> None:
+    """namespace strategy.go `ValidateUpdate` is `ValidateNamespace` (`ValidateObjectMeta` with
+    `ValidateNamespaceName`, a DNS label) then `ValidateNamespaceUpdate`: a generateName no label rule accepts is
+    refused (the path-segment check before it accepts it)."""
     name = namespaces.create("gnu")["metadata"]["name"]
     obj = http.get(f"{url}/api/v1/namespaces/{name}").json()
     obj["metadata"]["generateName"] = "Not.A.Label-"
     r = http.put(f"{url}/api/v1/namespaces/{name}", json=obj)
-    assert r.status_code == 200, r.text
-    assert r.json()["metadata"]["generateName"] == "Not.A.Label-"
+    assert _causes(r) == [("metadata.generateName", f'Invalid value: "Not.A.Label-": {LABEL}')]
 
 
 def test_a_role_judges_it_as_a_whole_path_segment_name(http: requests.Session, url: str,
                                                        namespaces: NamespaceFactory) -> None:
     """`ValidateRoleUpdate` calls `ValidateRole`, whose `ValidateRBACName` is `IsValidPathSegmentName` whatever
-    `prefix` says: `.` is refused (the common prefix check lets it pass), a name no DNS rule accepts is kept."""
+    `prefix` says: `.` is refused (the common prefix check lets it pass), a name no DNS rule accepts is kept. The
+    strategy runs `ValidateRole` then `ValidateRoleUpdate` (`ValidateRole` again): two causes, one in the message."""
     ns = namespaces.create("gnu")["metadata"]["name"]
     roles = f"{url}/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles"
     r = _put_generate_name(http, roles, {"metadata": {"name": "r1"}}, ".")
-    assert _causes(r) == [("metadata.generateName", """Invalid value: ".": may not be '.'""")]
+    assert _causes(r) == [("metadata.generateName", """Invalid value: ".": may not be '.'""")] * 2  # ValidateRole twice
     assert r.json()["message"] == ('Role.rbac.authorization.k8s.io "r1" is invalid: '
                                    """metadata.generateName: Invalid value: ".": may not be '.'""")
     r = _put_generate_name(http, roles, {"metadata": {"name": "r2"}}, "Bad_-")
@@ -149,7 +156,7 @@ def test_a_create_judges_the_masked_prefix() -> None:
 
 def test_a_volume_attachment_status_write_judges_it_too(http: requests.Session, url: str) -> None:
     """`volumeAttachmentStatusStrategy` keeps `volumeAttachmentStrategy.ValidateUpdate` (`ValidateVolumeAttachment`
-    of the new object); a Service's `/status` (`ValidateServiceStatusUpdate`: `ValidateObjectMetaUpdate` only)
+    of the new object, then `ValidateVolumeAttachmentUpdate`, which runs it again: two causes, one in the message); a Service's `/status` (`ValidateServiceStatusUpdate`: `ValidateObjectMetaUpdate` only)
     stores the same generateName."""
     vas = f"{url}/apis/storage.k8s.io/v1/volumeattachments"
     name = f"va-{uuid.uuid4().hex[:8]}"
@@ -159,7 +166,8 @@ def test_a_volume_attachment_status_write_judges_it_too(http: requests.Session, 
     obj = r.json()
     obj["metadata"]["generateName"] = "Bad-"
     r = http.put(f"{vas}/{name}/status", json=obj)
-    assert _causes(r) == [("metadata.generateName", f'Invalid value: "Bad-": {SUBDOMAIN}')]
+    assert _causes(r) == [("metadata.generateName", f'Invalid value: "Bad-": {SUBDOMAIN}')] * 2  # ValidateX twice
+    assert r.json()["message"].endswith(f'is invalid: metadata.generateName: Invalid value: "Bad-": {SUBDOMAIN}')
     http.delete(f"{vas}/{name}")
 
 
