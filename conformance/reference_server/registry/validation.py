@@ -189,18 +189,6 @@ def generate_name_errors(prefix: str, rule: str) -> list[str]:
     return NAME_RULES[rule](mask_trailing_dash(prefix))
 
 
-def validate_update_common_fields(meta: dict[str, Any]) -> list[FieldError]:
-    """apiserver `rest.BeforeUpdate`'s `validateCommonFields` (pkg/registry/rest/update.go), the errors that
-    come first in every update's 422, whatever the kind: `ValidateObjectMetaAccessor` with
-    `path.ValidatePathSegmentName` refuses a generateName a client sends on update that holds `/` or `%`. The rest
-    of what it checks (labels, annotations, owner references, finalizers, the immutable fields) repeats the kinds'
-    own checks; those repeated causes are not listed here (README "Known gaps")."""
-    gen = meta.get("generateName")
-    if not isinstance(gen, str) or not gen:
-        return []
-    return [field_invalid("metadata.generateName", gen, m) for m in is_path_segment_prefix(gen)]
-
-
 def validate_finalizer_name(value: Any, path: str, *, allow_unqualified: bool = False) -> list[FieldError]:
     """apimachinery `ValidateFinalizerName` + core `validateKubeFinalizerName` (NS-19)."""
     if not isinstance(value, str):
