@@ -302,7 +302,7 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -
     meta = obj.get("metadata") or {}
     for f in ("name", "generateName", "namespace", "resourceVersion", "uid"):
         if f in meta and meta[f] is not None and not isinstance(meta[f], str):
-            fail(f"metadata.{f}", meta[f], "string")
+            fail(f"metadata.{f}", meta[f], "types.UID" if f == "uid" else "string")
     for f in ("labels", "annotations"):
         v = meta.get(f)
         if v is not None:

@@ -75,3 +75,33 @@ def test_a_body_that_is_no_object(http, cms):
     r = http.post(cms, data=b'"x"', headers=JSON)
     assert r.json() == unrecognized("ConfigMap", "couldn't get version/kind; json parse error: json: cannot "
                                     f"unmarshal string into Go value of type {STRUCT}", b'"x"')
+
+
+# ---- a named Go type's name -------------------------------------------------------------------------------
+def _cannot(kind: str, value: str, field: str, go_type: str) -> dict:
+    return bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal {value} '
+                       f"into Go struct field {field} of type {go_type}")
+
+
+@pytest.mark.parametrize("path,body,expected", [
+    # encoding/json's UnmarshalTypeError names the field's Go type by `reflect.Type.String()`: a named string
+    # type by its package and name (apimachinery pkg/types/uid.go `type UID string`)
+    ("/api/v1/namespaces/{ns}/configmaps", {"metadata": {"name": "u", "uid": 5}},
+     _cannot("ConfigMap", "number", "ObjectMeta.metadata.uid", "types.UID")),
+    ("/api/v1/namespaces", {"metadata": {"name": "u", "uid": True}},
+     _cannot("Namespace", "bool", "ObjectMeta.metadata.uid", "types.UID")),
+    ("/api/v1/namespaces/{ns}/configmaps", {"metadata": {"name": "u", "ownerReferences": [{"uid": []}]}},
+     _cannot("ConfigMap", "array", "OwnerReference.metadata.ownerReferences.uid", "types.UID")),
+    ("/api/v1/namespaces/{ns}/services", {"metadata": {"name": "u"}, "spec": {"ports": [{"protocol": 6}]}},
+     _cannot("Service", "number", "ServicePort.spec.ports.protocol", "v1.Protocol")),
+    ("/api/v1/namespaces/{ns}/pods", {"metadata": {"name": "u"}, "spec": {"restartPolicy": {}}},
+     _cannot("Pod", "object", "PodSpec.spec.restartPolicy", "v1.RestartPolicy")),
+    ("/api/v1/namespaces/{ns}/events", {"metadata": {"name": "u"}, "involvedObject": {"uid": 1}},
+     _cannot("Event", "number", "ObjectReference.involvedObject.uid", "types.UID")),
+    ("/apis/apps/v1/namespaces/{ns}/deployments", {"metadata": {"name": "u"}, "spec": {"strategy": {"type": 1}}},
+     _cannot("Deployment", "number", "DeploymentStrategy.spec.strategy.type", "v1.DeploymentStrategyType")),
+])
+def test_a_named_type_s_field_names_its_go_type(http, url, namespaces, path, body, expected):
+    ns = namespaces.create()["metadata"]["name"]
+    r = http.post(url + path.format(ns=ns), json=body)
+    assert (r.status_code, r.json()) == (400, expected)
