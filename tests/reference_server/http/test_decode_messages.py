@@ -6,6 +6,14 @@
   matched case-insensitively; create.go `transformDecodeError` makes it the 400 `the object provided is
   unrecognized`. Before: `json: cannot unmarshal into Go struct field .kind of type string` whatever the type
   and the field.
+- a field of a named Go type (`types.UID`, `v1.Protocol`): encoding/json names `reflect.Type.String()`. Before:
+  `of type string`.
+- a YAML body that does not read: sigs.k8s.io/yaml v1.4.0 `YAMLToJSON` returns go-yaml v2's error as it is
+  (`yaml: line 2: mapping values are not allowed in this context`: goyaml.v2/decode.go `(*parser).fail`), the
+  JSON serializer's `Decode` returns it, `transformDecodeError` answers the 400; a server-side apply's
+  configuration is read by `yaml.Unmarshal`, which wraps it (`error converting YAML to JSON: %w`), and
+  `applyPatcher` answers `NewBadRequest("error decoding YAML: ...")`. Before: PyYAML's words, after
+  `couldn't get version/kind; json parse error: `.
 """
 from __future__ import annotations
 
@@ -105,3 +113,51 @@ def test_a_named_type_s_field_names_its_go_type(http, url, namespaces, path, bod
     ns = namespaces.create()["metadata"]["name"]
     r = http.post(url + path.format(ns=ns), json=body)
     assert (r.status_code, r.json()) == (400, expected)
+
+
+# ---- a YAML body that does not read ----------------------------------------------------------------------
+APPLY = {"Content-Type": "application/apply-patch+yaml"}
+
+
+@pytest.mark.parametrize("body,error", [
+    # a scanner error's line is its mark's plus one
+    (b"apiVersion: v1\nkind: ConfigMap\n metadata: x\n", "yaml: line 3: mapping values are not allowed in this context"),
+    (b"kind: ConfigMap\ndata:\n\tk: v\n", "yaml: line 3: found character that cannot start any token"),  # a tab
+    (b"kind: ConfigMap\ndata:\n  k: 'v\n", "yaml: line 4: found unexpected end of stream"),  # an open quote
+    (b'kind: ConfigMap\ndata: {k: "v}\n', "yaml: line 3: found unexpected end of stream"),
+    (b"data:\n  k: @v\n", "yaml: line 2: found character that cannot start any token"),
+    # on the first line, no line at all
+    (b"kind: ConfigMap: x\n", "yaml: mapping values are not allowed in this context"),
+    (b"kind: `x`\n", "yaml: found character that cannot start any token"),
+    # a parser error's line is its mark's, 0-based (one less than an editor's)
+    (b"metadata:\n  name: a\n labels: x\n", "yaml: line 2: did not find expected key"),
+    (b"data:\n  - a\n b: c\n", "yaml: line 2: did not find expected key"),
+    (b"data: [a, b\nkind: x\n", "yaml: line 1: did not find expected ',' or ']'"),
+    (b"data: {a: b\n", "yaml: line 1: did not find expected ',' or '}'"),
+    (b"- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator"),
+    # go-yaml's decoder
+    (b"data: *x\n", "yaml: unknown anchor 'x' referenced"),
+    (b"data: &x {a: *x}\n", "yaml: anchor 'x' value contains itself"),
+    (b"data: {[a, 1]: b}\n", 'yaml: invalid map key: []interface {}{"a", 1}'),
+    (b"data: !!binary x\n", "yaml: !!binary value contains invalid base64 data"),
+    (b"data: {a: \x01}\n", "yaml: control characters are not allowed"),  # the reader's: no mark
+])
+def test_a_yaml_body_s_syntax_error_is_go_yaml_s(http, cms, body, error):
+    r = http.post(cms, data=body, headers=YAML)
+    assert (r.status_code, r.json()) == (400, unrecognized("ConfigMap", error, body))
+    r = http.patch(f"{cms}/a", data=body, headers=APPLY, params={"fieldManager": "m"})
+    assert (r.status_code, r.json()) == (400, bad_request(f"error decoding YAML: error converting YAML to JSON: {error}"))
+
+
+def test_a_yaml_body_s_invalid_utf8_is_go_yaml_s_reader_error_as_yaml_to_json_returns_it(http, cms):
+    body = b"kind: ConfigMap\ndata: {a: \xff}\n"
+    r = http.post(cms, data=body, headers=YAML)
+    assert (r.status_code, r.json()) == (400, unrecognized("ConfigMap", "yaml: invalid leading UTF-8 octet", body))
+
+
+def test_go_yaml_reads_the_first_document_only(http, cms):
+    """go-yaml v2 `unmarshal`: `p.parse()` once; a second document, even one that does not read, is never read."""
+    body = b"metadata: {name: first}\ndata: {a: !foo b}\n---\n: : : [\n"
+    r = http.post(cms, data=body, headers=YAML)
+    assert r.status_code == 201, r.text
+    assert r.json()["data"] == {"a": "b"}  # a tag go-yaml does not resolve is ignored
