@@ -123,7 +123,7 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str, repeats:
 def _interpreted(value: Any, raw: bytes, expected_kind: str, pairs: Any = None, yaml_body: bool = False) -> Any:
     """`value` once the JSON serializer's `SimpleMetaFactory.Interpret` reads its `apiVersion` and `kind`
     (wire/gometa.py), else its error as `transformDecodeError` answers it (no kind read: `unrecognized`)."""
-    err = gometa.interpret_error(value, pairs, yaml_body)
+    err = gometa.interpret_error(value, pairs, sorted_keys=yaml_body)
     if err is not None and isinstance(value, dict):  # (a body that is no object: `decode_value`'s to refuse)
         raise _unrecognized(expected_kind, err, raw)
     return value
@@ -253,6 +253,19 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
         refuse_raw_overflow(patched)  # the field manager's walk, before admission
         return
     raise patch_invalid(patched, patch_type, patch, err)
+
+
+def patched_meta_error(patched: dict[str, Any], patch_type: str) -> str | None:
+    """The patched object's `apiVersion` or `kind` that is no string, as the decoder that reads it back refuses it
+    (before any other field): a JSON or merge patch's JSON through the JSON serializer (patch.go `runtime.DecodeInto`:
+    `SimpleMetaFactory.Interpret`, wire/gometa.py), a strategic one's map through the unstructured converter
+    (`FromUnstructuredWithValidation`: `TypeMeta`, inlined first, `Kind` before `APIVersion`, wire/goconvert.py's
+    words); None for an apply (fieldmanager/) and where both are strings or absent."""
+    if patch_type in (JSON_PATCH, MERGE_PATCH):  # (evanphx writes the top level from a Go map: keys sorted)
+        return gometa.interpret_error(patched, sorted_keys=True)
+    if patch_type.startswith("application/strategic"):
+        return goconvert.type_meta_error(patched)
+    return None
 
 
 # `string(patchedObjJS)` of the JSON or merge patch being checked (http/patch.py `patched_js`: evanphx's bytes),

@@ -31,14 +31,15 @@ def fold(key: str) -> str:
     return "".join(c.upper() if c < "\x80" else {"\u212a": "K", "\u017f": "S"}.get(c, c) for c in key)
 
 
-def members(value: Any, pairs: Any = None, yaml_body: bool = False) -> list[tuple[str, Any]]:
+def members(value: Any, pairs: Any = None, sorted_keys: bool = False) -> list[tuple[str, Any]]:
     """The top-level members in the order encoding/json meets them: the body's (`pairs`: the JSON object as
-    `dupkeys.Pairs`, a repeated key each time), a YAML body's sorted (`YAMLToJSON` writes a Go map)."""
+    `dupkeys.Pairs`, a repeated key each time), sorted where Go wrote the JSON from a map (`sorted_keys`: a YAML
+    body's `YAMLToJSON`, a JSON or merge patch's evanphx/json-patch)."""
     if not isinstance(value, dict):
         return []
     if isinstance(pairs, dupkeys.Pairs):
         return list(pairs)
-    return sorted(value.items()) if yaml_body else list(value.items())
+    return sorted(value.items()) if sorted_keys else list(value.items())
 
 
 def interpret(value: Any, found_members: Iterable[tuple[str, Any]]) -> tuple[str, str, str | None]:
@@ -60,6 +61,6 @@ def interpret(value: Any, found_members: Iterable[tuple[str, Any]]) -> tuple[str
     return found["apiVersion"], found["kind"], error
 
 
-def interpret_error(value: Any, pairs: Any = None, yaml_body: bool = False) -> str | None:
-    """`Interpret`'s error for a decoded body (`pairs`, `yaml_body`: as `members`'), or None."""
-    return interpret(value, members(value, pairs, yaml_body))[2]
+def interpret_error(value: Any, pairs: Any = None, sorted_keys: bool = False) -> str | None:
+    """`Interpret`'s error for a decoded body (`pairs`, `sorted_keys`: as `members`'), or None."""
+    return interpret(value, members(value, pairs, sorted_keys))[2]

@@ -17,6 +17,8 @@
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 JSON = {"Content-Type": "application/json"}
@@ -161,3 +163,42 @@ def test_go_yaml_reads_the_first_document_only(http, cms):
     r = http.post(cms, data=body, headers=YAML)
     assert r.status_code == 201, r.text
     assert r.json()["data"] == {"a": "b"}  # a tag go-yaml does not resolve is ignored
+
+
+# ---- a patch whose result's apiVersion or kind is no string -----------------------------------------------
+def _invalid_patch(shown: str, why: str) -> dict:
+    """handlers/patch.go: `NewInvalid(schema.GroupKind{}, "", field.Invalid(field.NewPath("patch"), ...))`."""
+    message = f"Invalid value: {json.dumps(shown)}: {why}"
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": f' "" is invalid: patch: {message}', "reason": "Invalid",
+            "details": {"causes": [{"reason": "FieldValueInvalid", "message": message, "field": "patch"}]},
+            "code": 422}
+
+
+@pytest.mark.parametrize("ctype,patch", [
+    ("application/merge-patch+json", {"kind": 5, "apiVersion": True}),
+    ("application/json-patch+json", [{"op": "replace", "path": "/kind", "value": 5},
+                                     {"op": "replace", "path": "/apiVersion", "value": True}]),
+])
+def test_a_json_or_merge_patch_s_result_is_read_by_interpret_first(http, cms, ctype, patch):
+    """jsonPatcher: `runtime.DecodeInto(p.codec, patchedObjJS, objToUpdate)` reads the patched JSON (evanphx's,
+    its top level a Go map: keys sorted, so `apiVersion` is met first) with `SimpleMetaFactory.Interpret`."""
+    created = http.post(cms, json={"metadata": {"name": "p"}}).json()
+    r = http.patch(f"{cms}/p", data=json.dumps(patch), headers={"Content-Type": ctype})
+    meta = {k: created["metadata"][k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")}
+    shown = json.dumps({"apiVersion": True, "kind": 5, "metadata": meta}, separators=(",", ":"))
+    assert (r.status_code, r.json()) == (422, _invalid_patch(shown, _interpret("bool", "apiVersion")))
+    assert http.get(f"{cms}/p").json()["kind"] == "ConfigMap"
+
+
+@pytest.mark.parametrize("patch,why", [
+    ({"apiVersion": True, "kind": 5}, "cannot convert int64 to string"),  # TypeMeta: Kind first
+    ({"apiVersion": True}, "unrecognized type: string"),
+])
+def test_a_strategic_patch_s_result_is_refused_by_the_converter(http, cms, patch, why):
+    """smpPatcher: `FromUnstructuredWithValidation` of the patched map into the versioned kind, its inlined
+    `TypeMeta` first; the 422 shows the patch map `%+v`."""
+    http.post(cms, json={"metadata": {"name": "p"}})
+    r = http.patch(f"{cms}/p", json=patch, headers={"Content-Type": "application/strategic-merge-patch+json"})
+    shown = "map[" + " ".join(f"{k}:{str(v).lower()}" for k, v in sorted(patch.items())) + "]"
+    assert (r.status_code, r.json()) == (422, _invalid_patch(shown, why))
