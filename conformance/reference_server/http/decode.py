@@ -97,7 +97,7 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str, repeats:
         return _interpreted(value, raw, expected_kind, pairs)
     if mt == YAML_TYPE:
         try:
-            value, again = loads_yaml_once(raw) if raw else _raise(ValueError("empty body"))
+            value, again = loads_yaml_once(raw)  # (empty: go-yaml reads no document, `YAMLToJSON` writes null)
             if again and repeats is not None:  # `YAMLToJSONStrict` (json.go `unmarshal`)
                 found = dupkeys.yaml_error(raw.decode("utf-8"), GoYAMLLoader)
                 if found is not None:
@@ -127,10 +127,6 @@ def _interpreted(value: Any, raw: bytes, expected_kind: str, pairs: Any = None, 
     if err is not None and isinstance(value, dict):  # (a body that is no object: `decode_value`'s to refuse)
         raise _unrecognized(expected_kind, err, raw)
     return value
-
-
-def _raise(exc: Exception) -> Any:
-    raise exc
 
 
 def _json_msg(exc: Exception, raw: bytes = b"") -> str:
@@ -168,6 +164,8 @@ def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | No
     """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1. `schema_kind`:
     the name the field model knows the kind by where it is not `expected_kind` (a custom resource's
     `<group>/<Kind>`, which a core kind's Go type must not judge)."""
+    if obj is None and "/" not in (schema_kind or expected_kind):
+        obj = {}  # `null` (an empty YAML body's too): encoding/json leaves the typed object as it was, its zero
     if not isinstance(obj, dict):
         raise _unrecognized(expected_kind, version_kind_error(obj), raw)
     kind, version = obj.get("kind"), obj.get("apiVersion")

@@ -202,3 +202,22 @@ def test_a_strategic_patch_s_result_is_refused_by_the_converter(http, cms, patch
     r = http.patch(f"{cms}/p", json=patch, headers={"Content-Type": "application/strategic-merge-patch+json"})
     shown = "map[" + " ".join(f"{k}:{str(v).lower()}" for k, v in sorted(patch.items())) + "]"
     assert (r.status_code, r.json()) == (422, _invalid_patch(shown, why))
+
+
+# ---- null, an empty YAML body ------------------------------------------------------------------------------
+@pytest.mark.parametrize("body,headers", [(b"null", JSON), (b"", YAML), (b"# nothing\n", YAML), (b"~\n", YAML)])
+def test_null_decodes_to_the_zero_object_as_an_empty_one(http, cms, body, headers):
+    """`Interpret` reads `null` without error, and `kjson.UnmarshalStrict` of `null` into the typed object leaves
+    it as it was (an empty YAML body is `YAMLToJSON`'s `null`: go-yaml reads no document): the create goes on as
+    `{}` does, to the validation's 422. Before: a 400 `cannot unmarshal null into Go value of type struct`, and
+    `empty body` for an empty YAML body."""
+    r = http.post(cms, data=body, headers=headers)
+    expected = http.post(cms, data=b"{}", headers=JSON)
+    assert (r.status_code, r.json()) == (422, expected.json()), r.text
+    assert "metadata.name: Required value" in r.json()["message"]
+
+
+def test_an_eviction_s_null_is_the_zero_eviction(http, cms):
+    pods = cms.rsplit("/", 1)[0] + "/pods"
+    r = http.post(f"{pods}/p/eviction", data=b"null", headers=JSON)
+    assert (r.status_code, r.json()) == (400, bad_request("name in URL does not match name in Eviction object"))
