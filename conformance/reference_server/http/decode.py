@@ -169,7 +169,8 @@ def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | No
     if not isinstance(obj, dict):
         raise _unrecognized(expected_kind, version_kind_error(obj), raw)
     kind, version = obj.get("kind"), obj.get("apiVersion")
-    if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str):
+    if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str) \
+            or isinstance(version, str) and version.count("/") > 1:
         raise _unrecognized(expected_kind, gometa.interpret_error(obj) or "", raw)  # (`parse_raw` read no pairs)
     if version and version != "v1":
         raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version (v1)")

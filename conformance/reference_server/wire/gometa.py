@@ -11,6 +11,7 @@ member in the order the body gives them (a repeated key each time, the last stri
 for `null`, and keeps only the first `UnmarshalTypeError` (`saveError`), named with the anonymous struct's empty
 name and the field's JSON name (`addErrorContext`): `json: cannot unmarshal number into Go struct field .kind of
 type string`; a body that is no object is `... into Go value of type struct { ... }` (the struct's `String()`).
+Then `schema.ParseGroupVersion` refuses an apiVersion of more than one `/` (`unexpected GroupVersion string: a/b/c`).
 A YAML body is read after sigs.k8s.io/yaml's `YAMLToJSON`, which writes its keys sorted (a Go map).
 """
 from __future__ import annotations
@@ -58,6 +59,8 @@ def interpret(value: Any, found_members: Iterable[tuple[str, Any]]) -> tuple[str
             found[name] = item
         elif error is None:
             error = f"{PREFIX}json: cannot unmarshal {gotypes.kind_word(item)} into Go struct field .{name} of type string"
+    if error is None and found["apiVersion"].count("/") > 1:  # `schema.ParseGroupVersion`'s, returned as it is
+        error = f"unexpected GroupVersion string: {found['apiVersion']}"
     return found["apiVersion"], found["kind"], error
 
 

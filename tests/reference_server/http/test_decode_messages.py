@@ -81,6 +81,17 @@ def test_a_named_group_s_kind_likewise(http, url, namespaces):
     assert r.json() == unrecognized("Deployment", _interpret("number", "apiVersion"), b'{"apiVersion":1}')
 
 
+def test_an_api_version_of_two_slashes_is_parse_group_version_s_error(http, url, cms):
+    """meta.go `Interpret`: `schema.ParseGroupVersion`'s error, returned as it is. Before: `the API version in the
+    data (a/b/c) does not match the expected API version (v1)`."""
+    body = b'{"apiVersion":"a/b/c","kind":"ConfigMap"}'
+    r = http.post(cms, data=body, headers=JSON)
+    assert (r.status_code, r.json()) == (400, unrecognized("ConfigMap", "unexpected GroupVersion string: a/b/c", body))
+    deployments = cms.replace("/api/v1/", "/apis/apps/v1/").replace("/configmaps", "/deployments")
+    r = http.post(deployments, data=b"apiVersion: apps/v1/x\n", headers=YAML)
+    assert r.json() == unrecognized("Deployment", "unexpected GroupVersion string: apps/v1/x", b"apiVersion: apps/v1/x\n")
+
+
 def test_a_body_that_is_no_object(http, cms):
     r = http.post(cms, data=b'"x"', headers=JSON)
     assert r.json() == unrecognized("ConfigMap", "couldn't get version/kind; json parse error: json: cannot "
