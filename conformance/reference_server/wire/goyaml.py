@@ -11,7 +11,8 @@ YAML body and a server-side apply's configuration, where PyYAML's YAML 1.1 resol
 - a float with no fraction below 1e21 is an integer, as `json.Marshal` writes it (`1e3` is 1000), and `.nan` or
   `.inf` is `json.Marshal`'s refusal (`UnsupportedValue`);
 - a tag go-yaml does not resolve (`!foo`, `!!set`, `!!omap`) is ignored, as `resolve` ignores it (a scalar its
-  text);
+  text); an explicit `!!int`, `!!float`, `!!bool` or `!!null` must be what the scalar resolves to (`!!int abc`:
+  ``cannot decode !!str `abc` as a !!int``);
 - what does not read is go-yaml's error (`GoYAMLError`, `go_error`), which `YAMLToJSON` returns as it is and
   sigs.k8s.io/yaml's `Unmarshal` wraps (`error converting YAML to JSON: %w`).
 """
@@ -207,6 +208,24 @@ def _binary(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
         raise GoYAMLError("yaml: !!binary value contains invalid base64 data") from None
 
 
+_SHORT = {type(None): "!!null", bool: "!!bool", int: "!!int", float: "!!float", str: "!!str"}
+
+
+def _explicit(tag: str) -> Any:
+    """An explicit `!!int`, `!!float`, `!!bool` or `!!null` (resolve.go `resolve(tag, in)`): the scalar resolved as
+    if untagged, which must give that tag (an int is a float's too), else go-yaml's `failf("cannot decode %s `%s`
+    as a %s", shortTag(rtag), in, shortTag(tag))`."""
+    def construct(loader: yaml.BaseLoader, node: yaml.Node) -> Any:
+        if not isinstance(node, yaml.ScalarNode):  # (a collection: decode.go reads it as untagged)
+            return _unresolved(loader, node)  # type: ignore[arg-type]
+        value = resolve_plain(node.value)
+        got = _SHORT.get(type(value), "!!str")
+        if got != tag and not (tag == "!!float" and got == "!!int"):
+            raise GoYAMLError(f"yaml: cannot decode {got} `{node.value}` as a {tag}")
+        return _plain(loader, node)
+    return construct
+
+
 def _unresolved(loader: GoYAMLLoader, node: yaml.Node) -> Any:
     """A tag go-yaml cannot resolve (`!foo`: resolve.go `resolvableTag`), ignored: a scalar its text, a collection
     read as if untagged."""
@@ -222,3 +241,5 @@ GoYAMLLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node:
 GoYAMLLoader.add_constructor("tag:yaml.org,2002:binary", _binary)
 for _tag in (None, "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
     GoYAMLLoader.add_constructor(_tag, _unresolved)
+for _name in ("int", "float", "bool", "null"):
+    GoYAMLLoader.add_constructor(f"tag:yaml.org,2002:{_name}", _explicit(f"!!{_name}"))

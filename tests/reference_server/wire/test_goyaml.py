@@ -47,6 +47,10 @@ def test_keys_are_jsons_and_merges_still_merge() -> None:
     ("a: *b\n", "yaml: unknown anchor 'b' referenced"),
     ("a: &b [1, *b]\n", "yaml: anchor 'b' value contains itself"),
     ("{[a]: 1}", 'yaml: invalid map key: []interface {}{"a"}'),
+    ("a: !!int abc\n", "yaml: cannot decode !!str `abc` as a !!int"),  # resolve.go: an explicit tag must resolve
+    ("a: !!int 1.5\n", "yaml: cannot decode !!float `1.5` as a !!int"),
+    ("a: !!bool 5\n", "yaml: cannot decode !!int `5` as a !!bool"),
+    ("a: !!null x\n", "yaml: cannot decode !!str `x` as a !!null"),
     ("{{b: [1, ~]}: 1}", "yaml: invalid map key: map[interface {}]interface {}{\"b\":[]interface {}{1, interface {}(nil)}}"),
 ])
 def test_errors_are_go_yamls_yaml_to_json_returns_them_unmarshal_wraps_them(text: str, error: str) -> None:
@@ -64,3 +68,5 @@ def test_the_first_document_only_and_unresolved_tags_ignored() -> None:
     assert loads_yaml(b"a: 1\n...\nb: 2\n") == {"a": 1}
     assert loads_yaml(b"a: !foo 5\nb: !bar [1]\nc: !!set {x: ~}\n") == {"a": "5", "b": [1], "c": {"x": None}}
     assert loads_yaml(b"# nothing\n") is None
+    assert loads_yaml(b'a: !!int "7"\nb: !!float 5\nc: !!bool yes\nd: !!null ~\ne: !!str 5\n') == {
+        "a": 7, "b": 5, "c": True, "d": None, "e": "5"}
