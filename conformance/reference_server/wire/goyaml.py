@@ -188,6 +188,22 @@ def _node_sharp_v(node: yaml.Node) -> str:
     return sharp_v(value) if value is not None else "interface {}(nil)"
 
 
+def redefines_anchor(exc: yaml.YAMLError) -> bool:
+    """Whether PyYAML's composer refused an anchor defined twice, which go-yaml allows (decode.go `p.anchor`: the
+    later definition replaces the earlier one for the aliases after it)."""
+    return isinstance(exc, yaml.composer.ComposerError) and "duplicate anchor" in str(exc.context)
+
+
+class _RedefiningComposer(yaml.composer.Composer):
+    """PyYAML's composer, an anchor defined again replacing the earlier one (go-yaml's `p.doc.anchors[a] = n`)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if not isinstance(event, yaml.AliasEvent) and event.anchor is not None:
+            self.anchors.pop(event.anchor, None)
+        return super().compose_node(parent, index)
+
+
 class UnsupportedValue(GoYAMLError):
     """`json.Marshal`'s `UnsupportedValueError` for a NaN or an infinity, which JSON cannot hold: sigs.k8s.io/yaml
     fails there (`yamlToJSONTarget`), so no YAML body holding one is read."""
@@ -243,3 +259,17 @@ for _tag in (None, "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.
     GoYAMLLoader.add_constructor(_tag, _unresolved)
 for _name in ("int", "float", "bool", "null"):
     GoYAMLLoader.add_constructor(f"tag:yaml.org,2002:{_name}", _explicit(f"!!{_name}"))
+
+
+class PureGoYAMLLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,  # type: ignore[misc]
+                       _RedefiningComposer, GoYAMLLoader):
+    """`GoYAMLLoader` on PyYAML's Python parser and a composer that lets an anchor be defined again (the C
+    composer refuses it): for the documents that do that, read as go-yaml reads them."""
+
+    def __init__(self, stream: str):
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)

@@ -35,7 +35,7 @@ from typing import Any, Iterable
 import yaml
 
 from ..goport.gojsonnum import go_float, go_int
-from .goyaml import GoYAMLError, GoYAMLLoader, go_error
+from .goyaml import GoYAMLError, GoYAMLLoader, PureGoYAMLLoader, go_error, redefines_anchor
 
 MAX_DEPTH = 100
 _SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
@@ -162,11 +162,12 @@ def loads_yaml_once(raw: bytes, unmarshal: bool = False) -> tuple[Any, bool]:
     try:
         text = yaml_text(raw)
         _check_events(yaml.parse(text, Loader=_LOADER))
-        loader = _LOADER(text)
-        try:  # a SafeLoader (C when libyaml is there): the first document only
-            value = loader.construct_document(loader.get_node()) if loader.check_node() else None
-        finally:
-            loader.dispose()
+        try:
+            value, repeated = _first_document(_LOADER(text))  # a SafeLoader (C when libyaml is there)
+        except yaml.YAMLError as exc:
+            if not redefines_anchor(exc):
+                raise
+            value, repeated = _first_document(PureGoYAMLLoader(text))
     except RecursionError:
         raise too_deep() from None
     except GoYAMLError as exc:
@@ -179,7 +180,17 @@ def loads_yaml_once(raw: bytes, unmarshal: bool = False) -> tuple[Any, bool]:
     check_depth(value, raw)
     if _LONE.search(text) or b"\\u" in raw or b"\\U" in raw:
         value = replace_lone_surrogates(value)
-    return value, loader.repeated
+    return value, repeated
+
+
+def _first_document(loader: Any) -> tuple[Any, bool]:
+    """The stream's first document as `loader` reads it (go-yaml's `Unmarshal` reads one), and whether a mapping
+    repeated a key."""
+    try:
+        value = loader.construct_document(loader.get_node()) if loader.check_node() else None
+        return value, loader.repeated
+    finally:
+        loader.dispose()
 
 
 def _yaml_error(words: str, unmarshal: bool) -> BodyError:

@@ -70,3 +70,11 @@ def test_the_first_document_only_and_unresolved_tags_ignored() -> None:
     assert loads_yaml(b"# nothing\n") is None
     assert loads_yaml(b'a: !!int "7"\nb: !!float 5\nc: !!bool yes\nd: !!null ~\ne: !!str 5\n') == {
         "a": 7, "b": 5, "c": True, "d": None, "e": "5"}
+
+
+def test_an_anchor_defined_again_replaces_the_earlier_one() -> None:
+    """decode.go `p.anchor`: `p.doc.anchors[anchor] = n`, so each alias names the latest definition before it
+    (PyYAML's composer refused the second definition: `found duplicate anchor`)."""
+    assert loads_yaml(b"a: &x 1\nb: *x\nc: &x {k: y}\nd: *x\n") == {"a": 1, "b": 1, "c": {"k": True}, "d": {"k": True}}
+    with pytest.raises(BodyError, match=r"^yaml: anchor 'x' value contains itself$"):
+        loads_yaml(b"a: &x 1\nb: &x [*x]\n")
