@@ -232,3 +232,13 @@ def test_an_eviction_s_null_is_the_zero_eviction(http, cms):
     pods = cms.rsplit("/", 1)[0] + "/pods"
     r = http.post(f"{pods}/p/eviction", data=b"null", headers=JSON)
     assert (r.status_code, r.json()) == (400, bad_request("name in URL does not match name in Eviction object"))
+
+
+def test_the_strict_reading_of_the_first_document_names_its_repeats(http, cms):
+    """json.go `unmarshal`: `yaml.YAMLToJSONStrict(originalData)`, goyaml.v2's UnmarshalStrict of the first
+    document, whatever follows it. Before: PyYAML's `expected a single document in the stream`."""
+    body = b"metadata: {name: r}\ndata: {a: '1', a: '2'}\n---\nb: 1\n"
+    r = http.post(cms, data=body, headers=YAML, params={"fieldValidation": "Strict"})
+    assert (r.status_code, r.json()) == (400, bad_request(
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:\n'
+        '  line 2: key "a" already set in map'))
