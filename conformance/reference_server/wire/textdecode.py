@@ -251,17 +251,19 @@ def _check_events(events: Iterable[yaml.Event]) -> None:
     alias must follow its anchor (decode.go `p.alias`, as it is parsed) and not be inside its value (`d.alias`,
     once the document is parsed)."""
     anchors: dict[str, tuple[int, int]] = {}
-    defined: set[str] = set()  # (go-yaml's `p.doc.anchors`: a collection's at its start)
+    defined: dict[str, Any] = {}  # go-yaml's `p.doc.anchors` (a collection's at its start): its stack entry
     itself: str | None = None
     stack: list[list[Any]] = [[0, 0, None]]  # [decode count, alias count, anchor] per open collection
     decode_count = alias_count = 0  # of the whole expanded document so far
     for ev in events:
         if isinstance(ev, yaml.DocumentEndEvent):
             break
-        if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.ScalarEvent)) and ev.anchor:
-            defined.add(ev.anchor)
+        if isinstance(ev, yaml.ScalarEvent) and ev.anchor:
+            defined[ev.anchor] = None
         if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             stack.append([1, 0, ev.anchor])
+            if ev.anchor:
+                defined[ev.anchor] = stack[-1]
             decode_count += 1
             if len(stack) > MAX_DEPTH + 1:
                 raise too_deep()
@@ -283,8 +285,8 @@ def _check_events(events: Iterable[yaml.Event]) -> None:
             continue
         if ev.anchor not in defined:
             raise GoYAMLError(f"yaml: unknown anchor '{ev.anchor}' referenced")
-        if itself is None and any(open_[2] == ev.anchor for open_ in stack):
-            itself = ev.anchor
+        if itself is None and (entry := defined[ev.anchor]) is not None and any(e is entry for e in stack):
+            itself = ev.anchor  # (its value is a collection still open: the alias is inside it)
         count, aliases = anchors.get(ev.anchor, (1, 0))
         stack[-1][0] += count
         stack[-1][1] += aliases + 1

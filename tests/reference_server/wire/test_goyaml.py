@@ -78,3 +78,4 @@ def test_an_anchor_defined_again_replaces_the_earlier_one() -> None:
     assert loads_yaml(b"a: &x 1\nb: *x\nc: &x {k: y}\nd: *x\n") == {"a": 1, "b": 1, "c": {"k": True}, "d": {"k": True}}
     with pytest.raises(BodyError, match=r"^yaml: anchor 'x' value contains itself$"):
         loads_yaml(b"a: &x 1\nb: &x [*x]\n")
+    assert loads_yaml(b"a: &x [&x 1, *x]\n") == {"a": [1, 1]}  # the inner definition is the latest
