@@ -19,7 +19,7 @@ from ..goport.gojsonnum import encode_raw_literals, first_overflow, keep_literal
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
 from ..registry import crobjectmeta
-from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gonull, gotypes, jsonkindconvert
+from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gometa, gonull, gotypes, jsonkindconvert
 from ..wire.dupkeys import Repeats
 from ..wire.gomime import MediaTypeError, parse_media_type
 from ..wire.goyaml import GoYAMLLoader
@@ -91,21 +91,22 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str, repeats:
         except (ValueError, UnicodeDecodeError) as exc:
             raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {_json_msg(exc, raw)}",
                                 raw) from None
+        pairs = dupkeys.json_pairs(raw) if again else None
         if again:
-            repeats.append(Repeats(json=dupkeys.json_pairs(raw)))
-        return value
+            repeats.append(Repeats(json=pairs))
+        return _interpreted(value, raw, expected_kind, pairs)
     if mt == YAML_TYPE:
         try:
-            value, again = loads_yaml_once(raw) if raw else _raise(ValueError("empty body"))
+            value, again = loads_yaml_once(raw)  # (empty: go-yaml reads no document, `YAMLToJSON` writes null)
             if again and repeats is not None:  # `YAMLToJSONStrict` (json.go `unmarshal`)
                 found = dupkeys.yaml_error(raw.decode("utf-8"), GoYAMLLoader)
                 if found is not None:
                     repeats.append(Repeats(yaml=found))
-            return value
         except BodyError as exc:
             raise _unrecognized(expected_kind, str(exc), raw) from None
         except (yaml.YAMLError, ValueError, UnicodeDecodeError) as exc:
             raise _unrecognized(expected_kind, f"couldn't get version/kind; json parse error: {exc}", raw) from None
+        return _interpreted(value, raw, expected_kind, yaml_body=True)
     if mt == PROTOBUF_TYPE:
         decoder = hooks.protobuf_decoder()
         if decoder is None:
@@ -119,8 +120,13 @@ def parse_raw(content_type: str | None, raw: bytes, expected_kind: str, repeats:
     raise E.unsupported_media_type(mt)
 
 
-def _raise(exc: Exception) -> Any:
-    raise exc
+def _interpreted(value: Any, raw: bytes, expected_kind: str, pairs: Any = None, yaml_body: bool = False) -> Any:
+    """`value` once the JSON serializer's `SimpleMetaFactory.Interpret` reads its `apiVersion` and `kind`
+    (wire/gometa.py), else its error as `transformDecodeError` answers it (no kind read: `unrecognized`)."""
+    err = gometa.interpret_error(value, pairs, sorted_keys=yaml_body)
+    if err is not None and isinstance(value, dict):  # (a body that is no object: `decode_value`'s to refuse)
+        raise _unrecognized(expected_kind, err, raw)
+    return value
 
 
 def _json_msg(exc: Exception, raw: bytes = b"") -> str:
@@ -149,21 +155,23 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str, repeat
 
 def version_kind_error(value: Any) -> str:
     """The JSON serializer's first step on a body that is not an object (`SimpleMetaFactory.Interpret`)."""
-    return ("couldn't get version/kind; json parse error: json: cannot unmarshal "
-            f"{gotypes.kind_word(value)} into Go value of type struct {{ APIVersion string "
-            '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }')
+    if value is None:  # (no error to encoding/json, which leaves the struct as it was)
+        return f"{gometa.PREFIX}json: cannot unmarshal null into Go value of type {gometa.STRUCT}"
+    return gometa.interpret(value, ())[2] or ""
 
 
 def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None) -> dict[str, Any]:
     """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1. `schema_kind`:
     the name the field model knows the kind by where it is not `expected_kind` (a custom resource's
     `<group>/<Kind>`, which a core kind's Go type must not judge)."""
+    if obj is None and "/" not in (schema_kind or expected_kind):
+        obj = {}  # `null` (an empty YAML body's too): encoding/json leaves the typed object as it was, its zero
     if not isinstance(obj, dict):
         raise _unrecognized(expected_kind, version_kind_error(obj), raw)
     kind, version = obj.get("kind"), obj.get("apiVersion")
-    if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str):
-        raise _unrecognized(expected_kind, "couldn't get version/kind; json parse error: json: cannot unmarshal "
-                            "into Go struct field .kind of type string", raw)
+    if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str) \
+            or isinstance(version, str) and version.count("/") > 1:
+        raise _unrecognized(expected_kind, gometa.interpret_error(obj) or "", raw)  # (`parse_raw` read no pairs)
     if version and version != "v1":
         raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version (v1)")
     if kind and kind != expected_kind:
@@ -246,6 +254,16 @@ def patch_type_error(patched: dict[str, Any], kind: str, patch_type: str, patch:
     raise patch_invalid(patched, patch_type, patch, err)
 
 
+def patched_meta_error(patched: dict[str, Any], patch_type: str) -> str | None:
+    """A strategic-merge patch's result whose `apiVersion` or `kind` is no string, as the unstructured converter
+    that reads it back refuses it before any other field (`FromUnstructuredWithValidation`: `TypeMeta`, inlined
+    first, `Kind` before `APIVersion`, wire/goconvert.py's words); None otherwise. A JSON or merge patch's result is
+    read by the JSON serializer (`SimpleMetaFactory.Interpret`): http/patch.py `refuse_patched_gvk`, called first."""
+    if patch_type.startswith("application/strategic"):
+        return goconvert.type_meta_error(patched)
+    return None
+
+
 # `string(patchedObjJS)` of the JSON or merge patch being checked (http/patch.py `patched_js`: evanphx's bytes),
 # set by the PATCH handler around the patched object's checks; None: the patched value written again.
 PATCHED_JS: ContextVar[Callable[[], str | None] | None] = ContextVar("PATCHED_JS", default=None)
@@ -293,7 +311,7 @@ def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -
     meta = obj.get("metadata") or {}
     for f in ("name", "generateName", "namespace", "resourceVersion", "uid"):
         if f in meta and meta[f] is not None and not isinstance(meta[f], str):
-            fail(f"metadata.{f}", meta[f], "string")
+            fail(f"metadata.{f}", meta[f], "types.UID" if f == "uid" else "string")
     for f in ("labels", "annotations"):
         v = meta.get(f)
         if v is not None:

@@ -45,6 +45,8 @@ def decode_eviction(content_type: str | None, raw: bytes,
     strict decoder's unknown and repeated fields under `mode` (`fieldValidation`: http/subbody.py)."""
     repeats: list[Repeats] = []
     obj = _parse(content_type, raw, repeats)
+    if obj is None:  # `null`, an empty YAML body: the zero Eviction (encoding/json leaves it as it was)
+        obj = {}
     if not isinstance(obj, dict) or not all(isinstance(obj.get(k) or "", str) for k in ("apiVersion", "kind")):
         decode_body(content_type, raw, "Eviction")  # raises the core decoder's error for these
         raise E.bad_request("the body of the request must be an object")

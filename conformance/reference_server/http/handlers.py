@@ -35,8 +35,8 @@ from ..warning import recorded, warning_headers
 from ..wire.dupkeys import Repeats, yaml_warnings
 from ..wire.goconvert import yaml_numbers
 from .decode import (StrictDecodingError, apply_field_validation, apply_strict_error, decode_body, patch_invalid,
-                     patch_decode_error, patch_strict_errors,
-                     patch_type_error, strict_create_error, strict_patch_error)
+                     patch_decode_error, patch_strict_errors, patch_type_error, patched_meta_error,
+                     strict_create_error, strict_patch_error)
 from .groups import go_message, raw_before_patch
 from . import deleteoptions
 from .subbody import SCALE_MESSAGE, validate_fields
@@ -504,6 +504,8 @@ class Handlers:
         `prior`: the strict errors of reading the patch itself (`patch_strict_errors`), named first."""
         check_depth(patched)
         refuse_patched_gvk(patched, ctype, patch, custom=bool(getattr(store, "crd_name", None)))
+        if (refused := patched_meta_error(patched, ctype)) is not None:
+            raise patch_invalid(patched, ctype, patch, refused)
         patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
         model = _field_model(store)
         patch_type_error(patched, _schema_kind(store), ctype, patch, model)

@@ -369,7 +369,7 @@ def yaml_error(text: str, loader_class: Any) -> str | None:
     times)."""
     loader = loader_class(text)
     try:
-        root = loader.get_single_node()
+        root = loader.get_node() if loader.check_node() else None  # (go-yaml reads the first document only)
         lines = _yaml_node(root, loader, {}) if root is not None else []
     finally:
         loader.dispose()

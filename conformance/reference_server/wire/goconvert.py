@@ -53,6 +53,18 @@ def from_unstructured(obj: dict[str, Any], message: str) -> str | None:
     return None
 
 
+def type_meta_error(obj: dict[str, Any]) -> str | None:
+    """The converter's error for `kind` or `apiVersion` that is no string: every kind's inlined `TypeMeta`
+    (`Kind`, then `APIVersion`), which `structFromUnstructured` meets before any other field; None: they convert."""
+    try:
+        for name in ("kind", "apiVersion"):
+            if obj.get(name) is not None:
+                _scalar(obj[name], "s", "string")
+    except ConvertError as exc:
+        return str(exc)
+    return None
+
+
 def yaml_numbers(value: Any) -> Any:
     """The numbers of a server-side apply's configuration as upstream decodes them (`util/yaml.Unmarshal`:
     sigs.k8s.io/yaml turns the YAML into JSON, `json.Marshal` writing a float64 with no fraction as an integer,

@@ -24,14 +24,15 @@ from ..goport.gojsonnum import GoFloat, float32_value, keep_literals
 from ..goport.gobase64 import canonical_std, corrupt_offset
 from ..goport.gotime import TimeError, parse_rfc3339
 from . import schema
+from ._gonamed_table import NAMED
 
 _INT_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
                "u32": (0, 2 ** 32 - 1), "u64": (0, 2 ** 64 - 1)}
 _GO_SCALARS = {"s": "string", "b": "bool", "y": "[]uint8", "i32": "int32", "i64": "int64", "u32": "uint32",
                "u64": "uint64", "f32": "float32", "f64": "float64"}
-# Named Go string types whose name shows in the error (the common ones of the served kinds).
-_NAMED = {"core.NamespaceSpec.finalizers": "v1.FinalizerName", "core.NamespaceStatus.phase": "v1.NamespacePhase",
-          "meta.DeleteOptions.propagationPolicy": "v1.DeletionPropagation", "meta.Preconditions.uid": "types.UID"}
+# Named Go types, whose name (`reflect.Type.String()`: `types.UID`, `v1.Protocol`) an UnmarshalTypeError shows:
+# every scalar field of the field model that has one (tools/goconvert/namedtypes.py's table)
+_NAMED = NAMED
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 

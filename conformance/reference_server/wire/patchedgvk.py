@@ -19,34 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-_FIELDS = {"apiversion": "apiVersion", "kind": "kind"}
-
-
-def _fold(key: str) -> str:
-    """encoding/json's case folding of a key (`foldName`: ASCII letters, and the Kelvin sign and long s, which
-    fold to `k` and `s`)."""
-    return key.lower() if key.isascii() else key.replace("\u212a", "k").replace("\u017f", "s").lower()
-
+from . import gometa
 
 def interpret_error(doc: dict[str, Any]) -> str | None:
-    """`SimpleMetaFactory.Interpret`'s error on `doc` (the patched top-level object), or None."""
-    version = ""
-    for key in sorted(doc):
-        field = _FIELDS.get(_fold(key))
-        if field is None:
-            continue
-        value = doc[key]
-        if value is None:  # (`null` into a string: left as it was, no error)
-            continue
-        if not isinstance(value, str):
-            from .gotypes import kind_word  # (here: gotypes imports goport's JSON modules, which import it)
-            return ("couldn't get version/kind; json parse error: json: cannot unmarshal "
-                    f"{kind_word(value)} into Go struct field .{field} of type string")
-        if field == "apiVersion":
-            version = value
-    if version not in ("", "/") and version.count("/") > 1:
-        return f"unexpected GroupVersion string: {version}"
-    return None
+    """`SimpleMetaFactory.Interpret`'s error on `doc` (the patched top-level object, its keys as evanphx writes
+    them: sorted), or None (wire/gometa.py)."""
+    return gometa.interpret_error(doc, sorted_keys=True)
 
 
 def decode_error(doc: dict[str, Any], custom: bool, text: Callable[[], str]) -> str | None:

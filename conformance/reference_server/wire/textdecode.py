@@ -11,12 +11,19 @@ the server:
 * invalid UTF-8 in a JSON body becomes U+FFFD, one for each byte that does not start a valid sequence, as
   encoding/json's `unquote` (`utf8.DecodeRune`'s `RuneError`, width 1) reads it inside a string (outside one it
   is a syntax error either way: wire/gojson.py words it); a YAML body holding any is refused with go-yaml v2's
-  reader error (sigs.k8s.io/yaml v1.4.0 `goyaml.v2/readerc.go` `yaml_parser_update_buffer`), which
-  `YAMLToJSON` returns;
+  reader error (sigs.k8s.io/yaml v1.4.0 `goyaml.v2/readerc.go` `yaml_parser_update_buffer`);
 * YAML aliases obey go-yaml's `excessive aliasing` rule (`decode.go`, `allowedAliasRatio`), computed on
-  the composed node graph, so a billion-laughs document is refused before it is expanded.
+  the composed node graph, so a billion-laughs document is refused before it is expanded; an alias of no anchor
+  before it, or inside its own anchor's value, is go-yaml's error (`unknown anchor 'x' referenced`, `anchor 'x'
+  value contains itself`);
+* a YAML stream is read up to the end of its first document, as go-yaml's `Unmarshal` reads it (`p.parse()`
+  once): what follows is never read;
+* a YAML syntax error is go-yaml's (`goyaml.go_error`: `yaml: line 2: mapping values are not allowed in this
+  context`).
 
-Errors are `BodyError` (a ValueError) carrying Go's text; the HTTP layer makes them 400s.
+Errors are `BodyError` (a ValueError) carrying Go's text; the HTTP layer makes them 400s. A YAML error is what
+sigs.k8s.io/yaml's `YAMLToJSON` returns (a YAML body: go-yaml's or `json.Marshal`'s error as it is), or, for its
+`Unmarshal` (a server-side apply's configuration), wrapped: `error converting YAML to JSON: %w`.
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from typing import Any, Iterable
 import yaml
 
 from ..goport.gojsonnum import go_float, go_int
-from .goyaml import GoYAMLLoader, UnsupportedValue
+from .goyaml import GoYAMLError, GoYAMLLoader, PureGoYAMLLoader, go_error, redefines_anchor
 
 MAX_DEPTH = 100
 _SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
@@ -68,12 +75,12 @@ def go_text(raw: bytes) -> str:
 
 
 def yaml_text(raw: bytes) -> str:
-    """A YAML body's bytes as go-yaml v2's reader takes them: valid UTF-8, else its `BodyError` (as
-    `YAMLToJSON` returns it) for the first invalid sequence."""
+    """A YAML body's bytes as go-yaml v2's reader takes them: valid UTF-8, else its `GoYAMLError` for the first
+    invalid sequence."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BodyError("error converting YAML to JSON: yaml: " + _reader_problem(raw, exc.start)) from None
+        raise GoYAMLError("yaml: " + _reader_problem(raw, exc.start)) from None
 
 
 def _reader_problem(raw: bytes, at: int) -> str:
@@ -152,21 +159,43 @@ def loads_yaml(raw: bytes, unmarshal: bool = False) -> Any:
 def loads_yaml_once(raw: bytes, unmarshal: bool = False) -> tuple[Any, bool]:
     """`loads_yaml`, and whether a mapping may repeat a key (as JSON keys: go-yaml's own comparison is
     `wire/dupkeys.py`'s)."""
-    text = yaml_text(raw)
-    _check_events(yaml.parse(text, Loader=_LOADER))
-    loader = _LOADER(text)
     try:
-        value = loader.get_single_data()  # a SafeLoader (C when libyaml is there)
+        text = yaml_text(raw)
+        _check_events(yaml.parse(text, Loader=_LOADER))
+        try:
+            value, repeated = _first_document(_LOADER(text))  # a SafeLoader (C when libyaml is there)
+        except yaml.YAMLError as exc:
+            if not redefines_anchor(exc):
+                raise
+            value, repeated = _first_document(PureGoYAMLLoader(text))
     except RecursionError:
         raise too_deep() from None
-    except UnsupportedValue as exc:
-        raise BodyError(f"error converting YAML to JSON: {exc}" if unmarshal else str(exc)) from None
-    finally:
-        loader.dispose()
+    except GoYAMLError as exc:
+        raise _yaml_error(str(exc), unmarshal) from None
+    except yaml.YAMLError as exc:
+        words = go_error(exc)
+        if words is None:
+            raise
+        raise _yaml_error(words, unmarshal) from None
     check_depth(value, raw)
     if _LONE.search(text) or b"\\u" in raw or b"\\U" in raw:
         value = replace_lone_surrogates(value)
-    return value, loader.repeated
+    return value, repeated
+
+
+def _first_document(loader: Any) -> tuple[Any, bool]:
+    """The stream's first document as `loader` reads it (go-yaml's `Unmarshal` reads one), and whether a mapping
+    repeated a key."""
+    try:
+        value = loader.construct_document(loader.get_node()) if loader.check_node() else None
+        return value, loader.repeated
+    finally:
+        loader.dispose()
+
+
+def _yaml_error(words: str, unmarshal: bool) -> BodyError:
+    """sigs.k8s.io/yaml v1.4.0: `YAMLToJSON` returns the error as it is, `Unmarshal` wraps it."""
+    return BodyError(f"error converting YAML to JSON: {words}" if unmarshal else words)
 
 
 def check_depth(value: Any, raw: bytes | None = None) -> None:
@@ -218,13 +247,23 @@ _LOADER = GoYAMLLoader  # a safe loader reading scalars as go-yaml v2 does (wire
 def _check_events(events: Iterable[yaml.Event]) -> None:
     """go-yaml counts every decoded node and alias of the *expanded* document; count both from the events
     (an alias adds its anchor's totals), so a bomb costs its size, not its expansion. Depth is bounded here
-    too, before any recursive code sees the document."""
+    too, before any recursive code sees the document. The first document only (go-yaml's `Unmarshal`); an
+    alias must follow its anchor (decode.go `p.alias`, as it is parsed) and not be inside its value (`d.alias`,
+    once the document is parsed)."""
     anchors: dict[str, tuple[int, int]] = {}
+    defined: dict[str, Any] = {}  # go-yaml's `p.doc.anchors` (a collection's at its start): its stack entry
+    itself: str | None = None
     stack: list[list[Any]] = [[0, 0, None]]  # [decode count, alias count, anchor] per open collection
     decode_count = alias_count = 0  # of the whole expanded document so far
     for ev in events:
+        if isinstance(ev, yaml.DocumentEndEvent):
+            break
+        if isinstance(ev, yaml.ScalarEvent) and ev.anchor:
+            defined[ev.anchor] = None
         if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             stack.append([1, 0, ev.anchor])
+            if ev.anchor:
+                defined[ev.anchor] = stack[-1]
             decode_count += 1
             if len(stack) > MAX_DEPTH + 1:
                 raise too_deep()
@@ -244,6 +283,10 @@ def _check_events(events: Iterable[yaml.Event]) -> None:
             continue
         if not isinstance(ev, yaml.AliasEvent):
             continue
+        if ev.anchor not in defined:
+            raise GoYAMLError(f"yaml: unknown anchor '{ev.anchor}' referenced")
+        if itself is None and (entry := defined[ev.anchor]) is not None and any(e is entry for e in stack):
+            itself = ev.anchor  # (its value is a collection still open: the alias is inside it)
         count, aliases = anchors.get(ev.anchor, (1, 0))
         stack[-1][0] += count
         stack[-1][1] += aliases + 1
@@ -251,4 +294,6 @@ def _check_events(events: Iterable[yaml.Event]) -> None:
         alias_count += aliases + 1
         if alias_count > 100 and decode_count > 1000 and \
                 alias_count / decode_count > _allowed_alias_ratio(decode_count) or decode_count > _PY_EXPANSION_CAP:
-            raise BodyError("error converting YAML to JSON: yaml: document contains excessive aliasing")
+            raise GoYAMLError("yaml: document contains excessive aliasing")
+    if itself is not None:
+        raise GoYAMLError(f"yaml: anchor '{itself}' value contains itself")
