@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import apierrors as E
-from ..wire import dupkeys, gonull, gotypes, metakinds, schema
+from ..wire import dupkeys, gometa, gonull, gotypes, metakinds, schema
 from ..wire.dupkeys import Pairs, Repeats
 from .decode import YAML_TYPE, media_type, parse_raw
 
@@ -76,7 +76,7 @@ def decode(content_type: str | None, raw: bytes) -> dict[str, Any]:
     pairs = repeats[0].json if repeats and isinstance(repeats[0].json, Pairs) else None
     if value is None:  # `null`: encoding/json and sigs.k8s.io/json leave the struct as it was
         return {}
-    members = _members(value, pairs, media_type(content_type) == YAML_TYPE)
+    members = gometa.members(value, pairs, sorted_keys=media_type(content_type) == YAML_TYPE)
     group, version, kind = _interpret(value, members, raw)
     if kind == "DeleteOptions":  # (meta.k8s.io/v1 or internal: into `options`; else made anew and converted)
         err = _type_error(members, MESSAGE)
@@ -110,47 +110,14 @@ def _decode_error(members: list[tuple[str, Any]], go_type: str, yaml_body: bool)
     return None
 
 
-def _members(value: Any, pairs: Pairs | None, yaml_body: bool) -> list[tuple[str, Any]]:
-    """The top-level members in the order Go's decoders meet them: the body's (a repeated key each time: an object
-    as its `Pairs`), a YAML body's sorted (sigs.k8s.io/yaml's `YAMLToJSON` writes a Go map)."""
-    if not isinstance(value, dict):
-        return []
-    if pairs is not None:
-        return list(pairs)
-    return sorted(value.items()) if yaml_body else list(value.items())
-
-
-def _fold(key: str) -> str:
-    """encoding/json's `foldName` of a key that may match `kind` or `apiVersion`: ASCII upper-cased, the Kelvin
-    sign K and the long s (whose simple-fold orbits hold `K` and `S`) made those."""
-    return "".join(c.upper() if c < "\x80" else {"\u212a": "K", "\u017f": "S"}.get(c, c) for c in key)
-
-
-_META_KEYS = {"KIND": "kind", "APIVERSION": "apiVersion"}
-
-
 def _interpret(value: Any, members: list[tuple[str, Any]], raw: bytes) -> tuple[str, str, str]:
-    """`SimpleMetaFactory.Interpret`, `ParseGroupVersion` and `gvkWithDefaults`: (group, version, kind)."""
-    prefix = "couldn't get version/kind; json parse error: "
-    if not isinstance(value, dict):
-        raise failed(prefix + "json: cannot unmarshal " + gotypes.kind_word(value) + " into Go value of type "
-                     'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string '
-                     '"json:\\"kind,omitempty\\"" }')
-    found = {"kind": "", "apiVersion": ""}
-    error = None
-    for key, item in members:
-        name = _META_KEYS.get(_fold(key))
-        if name is None or item is None:
-            continue
-        item = dupkeys.plain(item)
-        if isinstance(item, str):
-            found[name] = item
-        elif error is None:
-            error = f"json: cannot unmarshal {gotypes.kind_word(item)} into Go struct field .{name} of type string"
+    """`SimpleMetaFactory.Interpret` (wire/gometa.py), `ParseGroupVersion` and `gvkWithDefaults`: (group, version,
+    kind)."""
+    api_version, kind, error = gometa.interpret(value, members)
     if error is not None:
-        raise failed(prefix + error)
-    group, version = _parse_group_version(found["apiVersion"])
-    kind = found["kind"] or "DeleteOptions"
+        raise failed(error)
+    group, version = _parse_group_version(api_version)
+    kind = kind or "DeleteOptions"
     if not version and (not group or group == GROUP):
         group, version = group or GROUP, "v1"
     if not version:
