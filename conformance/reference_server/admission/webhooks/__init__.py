@@ -46,7 +46,7 @@ from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes, patchedgvk
 from ...wire.textdecode import loads_json
 from .. import chain
-from . import client, review
+from . import client, patchread, review
 from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
@@ -193,10 +193,11 @@ class WebhookAdmission:
         if obj is None:
             raise review.internal(ValueError(f'admission webhook "{hook.get("name")}" attempted to modify the '
                                              "object, which is not supported for this operation"))
-        patched = self._patched(obj, resp, a.custom)
-        return patched, patched != obj
+        return self._patched(obj, resp, a.custom)
 
-    def _patched(self, obj: dict[str, Any], resp: dict[str, Any], custom: bool) -> dict[str, Any]:
+    def _patched(self, obj: dict[str, Any], resp: dict[str, Any], custom: bool) -> tuple[dict[str, Any], bool]:
+        """The patch applied to the object's JSON as the review encodes it (the dispatcher's `patchObj.Apply(objJS)`),
+        read back as held here, and whether it changed the object (patchread.py)."""
         if resp.get("patchType") != "JSONPatch":
             raise review.internal(ValueError(f'unsupported patch type "{resp.get("patchType", "")}"'))
         try:
@@ -204,9 +205,10 @@ class WebhookAdmission:
             ops = loads_json(text)  # numbers as Go reads the patched bytes
         except (ValueError, TypeError) as exc:
             raise review.internal(exc) from None
+        raws = _raw_state(obj)  # the patch ran on the object's JSON: an untouched `RawExtension` compacted
+        sent = obj if raws else review.encoded(obj, custom)  # (a kind with one: patched as held, as before)
         try:
-            raws = _raw_state(obj)  # the patch ran on the object's JSON: an untouched `RawExtension` compacted
-            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(obj), ops, text))
+            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(sent), ops, text))
             if raws:
                 gojsonraw.repatched(patched, raws, text.decode("utf-8", "replace"), merge=False)
         except E.StatusError as exc:  # (`Apply`'s error in evanphx's words: http/patch.py `PatchApplyError`)
@@ -215,7 +217,10 @@ class WebhookAdmission:
             why = patchedgvk.decode_error(patched, custom, lambda: _patched_bytes(obj, text, custom, patched))
             if why is not None:
                 raise review.internal(ValueError(why))
-        return patched
+        if raws:
+            return patched, patched != obj
+        new = patchread.held(patched, sent, obj, custom)  # `jsonSerializer.Decode(patchedJS, ...)`
+        return (new, True) if patchread.changed(new, sent, custom) else (obj, False)
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                        dry_run: bool, options: dict[str, Any] | None, warnings: list[str],

@@ -1,0 +1,92 @@
+"""A mutating webhook's patched object read back as the dispatcher reads it (k8s.io/apiserver v0.33
+`pkg/admission/plugin/webhook/mutating/dispatcher.go` `callAttrMutatingHook`).
+
+Upstream applies the patch to `runtime.Encode(jsonSerializer, attr.VersionedObject)`, the object's Go-written JSON
+the review's `object` shows (review.py `encoded`: a built-in kind's every non-`omitempty` field, `"creationTimestamp":
+null` included; a custom resource's map, keys sorted), decodes the result into a new object of the kind
+(`jsonSerializer.Decode(patchedJS, nil, newVersionedObject)`: a `null` as Go's decoder holds it, wire/gonull.py),
+and counts the call as a change only when `!apiequality.Semantic.DeepEqual(attr.VersionedObject,
+newVersionedObject)`: a patch that leaves the decoded object as it was (a no-op, or a `remove` of a
+`creationTimestamp: null` the decode restores) changes nothing, so no reinvocation follows.
+
+This server holds an object in its own form (only the fields it was given or set): `held` maps the patched
+Go-written JSON back onto it, dropping what the encoding wrote that the patch left as it was, and `changed`
+compares the two objects as Go writes them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...goport import gojsonnum
+from ...wire import gonull, schema
+from . import review
+
+_ABSENT = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values (Python's `False == 0` is not)."""
+    try:
+        return gojsonnum.encode(a) == gojsonnum.encode(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _unwritten(value: Any, sent: Any, held: Any) -> Any:
+    """`value` (the patched JSON) without the members the encoding added to `held` (not in `held`, in `sent` and
+    left by the patch as `sent` had them), at every depth where the three still line up; `held`'s own members are
+    kept where the patch did not reach them (a field the encoding leaves out)."""
+    if isinstance(value, dict) and isinstance(sent, dict) and isinstance(held, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key in held:
+                out[key] = _unwritten(item, sent.get(key, _ABSENT), held[key])
+            elif key not in sent or not _same(item, sent[key]):
+                out[key] = item
+        for key, item in held.items():
+            if key not in out and key not in sent and key not in value:
+                out[key] = item  # (unwritten by Go's encoding, so out of the patch's sight: kept as held)
+        return out
+    if isinstance(value, list) and isinstance(sent, list) and isinstance(held, list) \
+            and len(value) == len(sent) == len(held):
+        return [_unwritten(v, s, h) for v, s, h in zip(value, sent, held)]
+    return value
+
+
+def _ordered(value: Any, template: Any) -> Any:
+    """`value` with each object's keys in `template`'s (the held object's) order, then its own."""
+    if isinstance(value, dict) and isinstance(template, dict):
+        out = {k: _ordered(value[k], template[k]) for k in template if k in value}
+        out.update((k, v) for k, v in value.items() if k not in out)
+        return out
+    if isinstance(value, list) and isinstance(template, list) and len(value) == len(template):
+        return [_ordered(v, t) for v, t in zip(value, template)]
+    return value
+
+
+def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool) -> Any:
+    """The patched Go-written JSON (`patched`, from `sent`, `review.encoded(obj)`) as the object this server holds:
+    a built-in kind's nulls as the JSON decoder leaves them (gonull.settle), keys in `obj`'s order."""
+    out = _unwritten(patched, sent, obj)
+    if not custom and isinstance(out, dict):
+        message = schema.OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind")))  # type: ignore[arg-type]
+        if message is not None:
+            gonull.settle(out, message)
+    return _ordered(out, obj)
+
+
+def _semantic(value: Any) -> Any:
+    """A Go-written value as `Semantic.DeepEqual` compares it: a nil slice and an empty one are equal (apimachinery
+    third_party/forked/golang/reflect `Equalities.DeepEqual`)."""
+    if isinstance(value, dict):
+        return {k: _semantic(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_semantic(v) for v in value] if value else None
+    return value
+
+
+def changed(new: Any, sent: Any, custom: bool) -> bool:
+    """`!apiequality.Semantic.DeepEqual(attr.VersionedObject, newVersionedObject)`, on the two as Go writes them."""
+    if custom:  # (an unstructured map's `[]` and nil differ: interface values)
+        return not _same(review.encoded(new, custom), sent)
+    return not _same(_semantic(review.encoded(new, custom)), _semantic(sent))
