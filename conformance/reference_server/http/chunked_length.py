@@ -41,7 +41,7 @@ def _library() -> Any:
 _LIB = _library()
 
 
-def _llhttp(parser: Any) -> int | None:
+def llhttp_pointer(parser: Any) -> int | None:
     """The parser's `llhttp_t *`, when its `data` field proves it."""
     if _LIB is None or type(parser).__module__ != "aiohttp._http_parser":
         return None
@@ -53,7 +53,7 @@ def _llhttp(parser: Any) -> int | None:
 
 def allow(parser: Any) -> bool:
     """Make an aiohttp C request parser read a chunked body beside a Content-Length; False when it cannot."""
-    ptr = _llhttp(parser)
+    ptr = llhttp_pointer(parser)
     if ptr is None:
         return False
     _LIB.llhttp_set_lenient_chunked_length(ptr, 1)
@@ -72,11 +72,11 @@ def _supported() -> bool:
 
     loop = asyncio.new_event_loop()
     try:
-        return _llhttp(cparser.HttpRequestParser(None, loop, 2 ** 16)) is not None
+        return llhttp_pointer(cparser.HttpRequestParser(None, loop, 2 ** 16)) is not None
     finally:
         loop.close()
 
 
 SUPPORTED = _LIB is not None and _supported()
 
-__all__ = ["SUPPORTED", "allow", "drop_length"]
+__all__ = ["SUPPORTED", "allow", "drop_length", "llhttp_pointer"]

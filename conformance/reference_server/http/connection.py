@@ -3,8 +3,9 @@
 writes itself, byte for byte, for a request it cannot read (`go_answers.py`): a plain `400 Bad Request` for one
 the HTTP parser refuses (Go never echoes the offending header back, so neither do we: it may hold a token), `431`
 past the header budget, `readRequest`'s Host checks and `parseTransferEncoding`'s 501. Repeated single-valued
-headers (`repeated_headers.py`) and a chunked body beside a Content-Length (`chunked_length.py`) are read as Go
-reads them.
+headers (`repeated_headers.py`), a chunked body beside a Content-Length (`chunked_length.py`), and the heads llhttp
+refuses whatever its flags (`head_repair.py`: equal Content-Lengths, a Content-Length beside a Transfer-Encoding, a
+raw byte above 0x7f in the target) are read as Go reads them.
 
 aiohttp builds one `RequestHandler` per connection; `GuardedServer` makes them `GuardedRequestHandler`s.
 """
@@ -18,9 +19,11 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
 from aiohttp.http_parser import RawRequestMessage
-from aiohttp.web_protocol import _ErrInfo
+from aiohttp.streams import EMPTY_PAYLOAD
+from aiohttp.web_protocol import (MAX_MSG_QUEUE_SIZE, HttpProcessingError, HttpRequestParser, RequestPayloadError,
+                                  _ErrInfo)
 
-from . import chunked_length, go_answers, repeated_headers
+from . import chunked_length, go_answers, head_repair, repeated_headers
 from .chain_headers import BareResponse
 from .fastwrite import SUPPORTED, eligible, write_whole
 
@@ -40,6 +43,7 @@ class GuardedRequestHandler(RequestHandler):
     _head_bytes = 0          # bytes received towards the current request's head
     _last_payload: Any = None  # the body of the latest parsed request, while it is still arriving
     _passed_head: Any = None   # (raw headers, version) of this connection's last head that passed unchanged
+    _state: Any = None         # the C parser's llhttp state (`head_repair.state_view`), None where not known
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -63,12 +67,14 @@ class GuardedRequestHandler(RequestHandler):
 
     def data_received(self, data: bytes) -> None:
         count = self._request_count
+        state = self._state
+        begins = state is not None and state.value == head_repair.IDLE  # this read begins a request
         super().data_received(data)
         if self._request_count != count:  # a complete request line + headers arrived
             near_budget = self._head_bytes + len(data) > go_answers.MAX_HEADER_BYTES  # rare: then measure the head
             self._head_bytes = 0
             self._disarm_header_timer()
-            self._check_new_heads(self._request_count - count, near_budget)
+            self._check_new_heads(self._request_count - count, near_budget, data if begins else None)
             return
         payload = self._last_payload
         if payload is None or payload.is_eof():  # bytes of a next request's head, not of a body
@@ -79,18 +85,21 @@ class GuardedRequestHandler(RequestHandler):
         if not self._request_in_progress and not self._messages:
             self._arm_header_timer()
 
-    def _check_new_heads(self, n: int, near_budget: bool) -> None:
+    def _check_new_heads(self, n: int, near_budget: bool, read: bytes | None = None) -> None:
         """What `readRequest` checks of a head the parser accepted, in its order: its size (when the bytes that
         brought it were `near_budget`), several Host headers (the bare 400), an HTTP/1.1 Transfer-Encoding that is
         not exactly one `chunked` (501), its Host's bytes (the parser itself refuses a missing Host); a chunked request's
         Content-Length is dropped, as `parseTransferEncoding` drops it. A head that fails is answered as the
         parser's refusals are, via `handle_error`. A head whose headers and version are those of the connection's
-        last head that passed unchanged passes at once (a client's requests on one connection mostly repeat them)."""
+        last head that passed unchanged passes at once (a client's requests on one connection mostly repeat them).
+        A refusal of the `read` that began a request is parsed again as Go reads it (`_reread`)."""
         messages = self._messages
         for i in range(len(messages) - n, len(messages)):
             message, payload = messages[i]
             self._last_payload = payload
             if type(message) is not RawRequestMessage:
+                if read is not None and type(message) is _ErrInfo and i == len(messages) - 1:
+                    self._reread(read, near_budget)
                 continue
             seen = (message.raw_headers, message.version)
             if not near_budget and seen == self._passed_head:  # the same headers passed just before: so do these
@@ -116,6 +125,46 @@ class GuardedRequestHandler(RequestHandler):
                 messages[i] = (_ErrInfo(status=400, exc=refusal, message=str(refusal)), payload)
             elif not changed:
                 self._passed_head = seen
+
+    def _reread(self, read: bytes, near_budget: bool) -> None:
+        """The parser refused `read`, which began a request: when its first head is one Go reads (`head_repair`),
+        a fresh parser reads it rewritten in place of the refusal (the request's target given back as sent), and
+        serves the connection on; else the refusal stands."""
+        repaired = head_repair.repair(read)
+        if repaired is None:
+            return
+        parser = self._new_parser()
+        try:
+            new, upgraded, tail = parser.feed_data(repaired.data)
+        except HttpProcessingError as exc:
+            new, upgraded, tail = [(_ErrInfo(status=400, exc=exc, message=exc.message), EMPTY_PAYLOAD)], False, b""
+        if not new:  # cannot be: the head is whole in `read`
+            return
+        self._parser = parser
+        self._state = head_repair.state_view(parser)
+        first, payload = new[0]
+        if repaired.target is not None and type(first) is RawRequestMessage:
+            new[0] = (first._replace(path=repaired.target), payload)
+        self._messages.pop()
+        self._messages.extend(new)
+        self._request_count += len(new) - 1
+        self._upgraded = upgraded
+        if upgraded and tail:
+            self._message_tail = tail
+        self._check_new_heads(len(new), near_budget)
+
+    def _new_parser(self) -> Any:
+        """A request parser as aiohttp's `RequestHandler` makes one, with this server's settings and leniencies."""
+        settings = self._manager._kwargs if self._manager is not None else {}
+        parser = HttpRequestParser(self, self._loop, self._read_bufsize,
+                                   max_line_size=settings.get("max_line_size", 8190),
+                                   max_field_size=settings.get("max_field_size", 8190),
+                                   max_headers=settings.get("max_headers", 128), payload_exception=RequestPayloadError,
+                                   auto_decompress=settings.get("auto_decompress", True),
+                                   max_msg_queue_size=MAX_MSG_QUEUE_SIZE)
+        repeated_headers.allow_repeated(parser)
+        chunked_length.allow(parser)
+        return parser
 
     def _refuse_head(self, answer: bytes) -> None:
         """Go's answer to a head it will not read further, then the connection closes; while an earlier request
@@ -191,6 +240,7 @@ class GuardedServer(web.Server):
         handler.read_header_timeout = self.read_header_timeout
         repeated_headers.allow_repeated(handler._parser)
         chunked_length.allow(handler._parser)
+        handler._state = head_repair.state_view(handler._parser)
         return handler
 
 

@@ -13,8 +13,8 @@ strict: a repeated single-valued header is then the bare 400, as before.
 
 Go's own refusals of repeated fields stay with the caller (`connection.py`, `go_answers.py`): several `Host`
 (`readRequest` in net/http/request.go: `too many Host headers`, a plain error, so the bare 400) and several
-`Transfer-Encoding` (`parseTransferEncoding` in net/http/transfer.go: 501). llhttp itself still refuses a second
-`Content-Length` even when equal (Go reads equal ones as one: `fixLength`).
+`Transfer-Encoding` (`parseTransferEncoding` in net/http/transfer.go: 501). llhttp itself refuses a second
+`Content-Length` even when equal, whatever its flags; `head_repair.py` reads equal ones as one, as Go's `fixLength`.
 """
 from __future__ import annotations
 

@@ -6,7 +6,9 @@ protobuf and ask for it first in ``Accept``; the server core only knows JSON-sha
 so the registry cannot tell the two paths apart; ``encode_response`` is its inverse for answers
 (objects, lists, Status, metadata-only objects, reviews) and ``watch_frame`` frames one watch event.
 Descriptors are built at import time from ``_proto_table`` (no protoc, no generated code): one
-description per kind, shared by both directions.
+description per kind, shared by both directions. An answer holding a query's byte that is not UTF-8 (kept
+surrogate-escaped, ``http/goquery.py``) is written with a second set, its strings declared ``bytes`` (the same
+wire bytes), as gogo's generated marshallers copy a Go string's bytes (meta/v1 ``generated.pb.go``).
 
 Wire format (upstream ``runtime/serializer/protobuf/protobuf.go``): ``k8s\\x00`` +
 ``runtime.Unknown{typeMeta{apiVersion, kind}, raw, contentEncoding, contentType}``; ``raw`` is the
@@ -55,16 +57,20 @@ def _proto_name(message: str) -> str:
     return message.replace(".", "_")
 
 
-def _set_type(fp: descriptor_pb2.FieldDescriptorProto, typ: str) -> None:
-    if typ in _SCALAR_TYPES:
+def _set_type(fp: descriptor_pb2.FieldDescriptorProto, typ: str, raw_strings: bool = False) -> None:
+    if raw_strings and typ == "s":
+        fp.type = _SCALAR_TYPES["y"]
+    elif typ in _SCALAR_TYPES:
         fp.type = _SCALAR_TYPES[typ]
     else:
         fp.type = _MESSAGE
         fp.type_name = f".{_PACKAGE}.{_proto_name(typ)}"
 
 
-def _build_classes() -> dict[str, type[Message]]:
-    """Turn the declaration table into real protobuf message classes (proto2: presence is kept)."""
+def _build_classes(raw_strings: bool = False) -> dict[str, type[Message]]:
+    """Turn the declaration table into real protobuf message classes (proto2: presence is kept). `raw_strings`:
+    every string field (a map's key excepted: protobuf allows no bytes key) declared `bytes`, which the wire
+    writes alike, so a string may hold bytes that are not UTF-8 (`_raw_classes`)."""
     fdp = descriptor_pb2.FileDescriptorProto(name="nsconform_k8s.proto", package=_PACKAGE, syntax="proto2")
     for message in MESSAGES:
         mp = fdp.message_type.add(name=_proto_name(message))
@@ -76,13 +82,13 @@ def _build_classes() -> dict[str, type[Message]]:
                 key = entry.field.add(name="key", number=1, label=_OPTIONAL)
                 _set_type(key, f.map_key)
                 value = entry.field.add(name="value", number=2, label=_OPTIONAL)
-                _set_type(value, f.type)
+                _set_type(value, f.type, raw_strings)
                 fp.label = _REPEATED
                 fp.type = _MESSAGE
                 fp.type_name = f".{_PACKAGE}.{mp.name}.{entry.name}"
             else:
                 fp.label = _REPEATED if f.repeated else _OPTIONAL
-                _set_type(fp, f.type)
+                _set_type(fp, f.type, raw_strings)
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
     return {m: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{_PACKAGE}.{_proto_name(m)}"))
@@ -90,6 +96,16 @@ def _build_classes() -> dict[str, type[Message]]:
 
 
 _CLASSES = _build_classes()
+_RAW_CLASSES: dict[str, type[Message]] = {}
+
+
+def _raw_classes() -> dict[str, type[Message]]:
+    """The classes whose string fields are bytes, built on first need: only an answer holding a query's byte that
+    is not UTF-8 (surrogate-escaped, http/goquery.py) uses them, since Python's protobuf runtime holds only UTF-8
+    in a string field where Go's gogo marshallers write a string's bytes as they are."""
+    if not _RAW_CLASSES:
+        _RAW_CLASSES.update(_build_classes(raw_strings=True))
+    return _RAW_CLASSES
 
 
 # ---------------------------------------------------------------- protobuf -> JSON-shaped dict
@@ -241,7 +257,8 @@ def _parse_time(value: str) -> tuple[int, int]:
     return whole, moment.microsecond * 1000
 
 
-def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
+def _fill_json_scalar(name: str, target: Message, value: Any, raw: bool = False) -> None:
+    """One JSON scalar's message; `raw`: `target` is of `_raw_classes`, its strings bytes."""
     if name in ("meta.Time", "meta.MicroTime"):
         if value is None:  # Go's zero time: an empty message
             target.SetInParent()
@@ -251,40 +268,48 @@ def _fill_json_scalar(name: str, target: Message, value: Any) -> None:
         if name == "meta.MicroTime" and nanos:
             target.nanos = nanos  # type: ignore[attr-defined]
     elif name == "resource.Quantity":
-        target.string = str(value)  # type: ignore[attr-defined]
+        target.string = _go_string(str(value)) if raw else str(value)  # type: ignore[attr-defined]
     elif name == "intstr.IntOrString":
         if isinstance(value, int):
             target.type, target.intVal = 0, value  # type: ignore[attr-defined]
         else:
-            target.type, target.strVal = 1, value  # type: ignore[attr-defined]
+            target.type, target.strVal = 1, _go_string(value) if raw else value  # type: ignore[attr-defined]
     elif name == "meta.FieldsV1":
         target.Raw = json.dumps(value, separators=(",", ":")).encode()  # type: ignore[attr-defined]
     elif name == "runtime.RawExtension":  # the stored bytes (gojsonraw.py), else Go's json.Marshal of the value
         target.raw = gojsonraw.exact(value).encode()  # type: ignore[attr-defined]
     elif name in STRING_LIST_MESSAGES:
-        target.items.extend(value)  # type: ignore[attr-defined]
+        target.items.extend([_go_string(v) for v in value] if raw else value)  # type: ignore[attr-defined]
 
 
-def _fill_value(field: Field, target: Message, value: Any, path: str, strict: bool) -> None:
+def _fill_value(field: Field, target: Message, value: Any, path: str, strict: bool, raw: bool) -> None:
     """One message value (a singular field's slot, a repeated element, a map value)."""
     if field.type in JSON_SCALAR_MESSAGES or field.type in STRING_LIST_MESSAGES:
-        _fill_json_scalar(field.type, target, value)
+        _fill_json_scalar(field.type, target, value, raw)
     else:
         target.SetInParent()
-        _fill(field.type, target, value, path, strict)
+        _fill(field.type, target, value, path, strict, raw)
 
 
-def _scalar_from_json(field: Field, value: Any) -> Any:
+def _go_string(value: str) -> bytes:
+    """A Go string's bytes: a byte that was not UTF-8 (surrogate-escaped) is that byte again."""
+    return value.encode("utf-8", "surrogateescape")
+
+
+def _scalar_from_json(field: Field, value: Any, raw: bool) -> Any:
     if field.type == "y":
         return base64.b64decode(value)
+    if raw and field.type == "s":
+        return _go_string(value)
     return value
 
 
-def _fill(message: str, target: Message, data: dict[str, Any], path: str, strict: bool = True) -> None:
+def _fill(message: str, target: Message, data: dict[str, Any], path: str, strict: bool = True,
+          raw: bool = False) -> None:
     """Set ``target`` from the JSON-shaped ``data``. ``strict`` (request bodies built by tests): an unknown
     field is a ValueError. Otherwise (answers): a key the Go type does not have is left out, as Go's
     decoding into the typed object would have dropped it, and so is a JSON null, which Go prints only
-    for a zero time."""
+    for a zero time. ``raw``: ``target`` is of ``_raw_classes`` (its strings bytes)."""
     by_name = fields_by_name(message)
     inline_fields = [f for f in fields(message) if f.inline]
     for key, value in data.items():
@@ -295,7 +320,7 @@ def _fill(message: str, target: Message, data: dict[str, Any], path: str, strict
                 if strict:
                     raise ValueError(f"{path}{key}: unknown field for {message}")
                 continue
-            _fill(owner.type, getattr(target, owner.name), {key: value}, path, strict)
+            _fill(owner.type, getattr(target, owner.name), {key: value}, path, strict, raw)
             continue
         if value is None and not strict and field.type not in ("meta.Time", "meta.MicroTime"):
             continue
@@ -303,19 +328,19 @@ def _fill(message: str, target: Message, data: dict[str, Any], path: str, strict
         if field.map_key is not None:
             for k, v in value.items():
                 if field.is_message:
-                    _fill_value(field, slot[k], v, f"{path}{key}.{k}.", strict)
+                    _fill_value(field, slot[k], v, f"{path}{key}.{k}.", strict, raw)
                 else:
-                    slot[k] = _scalar_from_json(field, v)
+                    slot[k] = _scalar_from_json(field, v, raw)
         elif field.repeated:
             for i, item in enumerate(value):
                 if field.is_message:
-                    _fill_value(field, slot.add(), item, f"{path}{key}[{i}].", strict)
+                    _fill_value(field, slot.add(), item, f"{path}{key}[{i}].", strict, raw)
                 else:
-                    slot.append(_scalar_from_json(field, item))
+                    slot.append(_scalar_from_json(field, item, raw))
         elif field.is_message:
-            _fill_value(field, slot, value, f"{path}{key}.", strict)
+            _fill_value(field, slot, value, f"{path}{key}.", strict, raw)
         else:
-            setattr(target, field.name, _scalar_from_json(field, value))
+            setattr(target, field.name, _scalar_from_json(field, value, raw))
 
 
 def _all_json_names(message: str) -> set[str]:
@@ -365,13 +390,22 @@ def encode_response(obj: dict[str, Any]) -> bytes:
     message = OUTPUT_MESSAGES.get((api_version, kind))
     if message is None:
         raise ValueError(f"no protobuf schema for kind {kind!r} (apiVersion {api_version!r})")
-    inner = _CLASSES[message]()
+    body = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
     try:
-        _fill(message, inner, {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}, "", strict=False)
-        raw = inner.SerializeToString(deterministic=True)
+        try:
+            raw = _serialize(_CLASSES, message, body, False)
+        except UnicodeEncodeError:  # a query's byte that is not UTF-8 (surrogate-escaped): written as Go writes it
+            raw = _serialize(_raw_classes(), message, body, True)
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a value Go's type could not hold
         raise ValueError(f"{kind} does not fit its protobuf message: {exc}") from None
     return _envelope(api_version, kind, raw)
+
+
+def _serialize(classes: dict[str, type[Message]], message: str, body: dict[str, Any], raw: bool) -> bytes:
+    """`body` as `message` of `classes` (`raw`: `_raw_classes`), its wire bytes as gogo writes them."""
+    inner = classes[message]()
+    _fill(message, inner, body, "", strict=False, raw=raw)
+    return inner.SerializeToString(deterministic=True)
 
 
 def watch_frame(event_type: str, encoded_object: bytes) -> bytes:

@@ -99,3 +99,21 @@ def test_a_field_manager_keeps_its_bytes(server, namespaces) -> None:
     assert code == 422 and json.loads(body)["message"] == (
         'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "\\x01\\xff": invalid character '
         "U+0001 (at position 0)")
+
+
+PB = b"Accept: application/vnd.kubernetes.protobuf,application/json\r\n"  # what a typed client-go client sends
+
+
+def test_a_protobuf_answer_holds_the_byte_itself(server, namespaces) -> None:
+    """gogo's marshallers write a string's bytes as they are, so a typed client gets protobuf, not its JSON
+    choice: the manager in `managedFields` and a Status message printing the selector hold the byte 0xff."""
+    ns = namespaces.create()["metadata"]["name"].encode()
+    base = b"/api/v1/namespaces/" + ns + b"/configmaps"
+    code, body = _answer(server, base + b"?fieldManager=a%FFb", b"POST", b'{"metadata":{"name":"c"},"data":{"a":"b"}}',
+                         PB)
+    assert code == 201 and body.startswith(b"k8s\x00") and b"\n\x03a\xffb" in body  # manager=1, 3 bytes
+    code, body = _answer(server, base + b"/c", headers=PB)
+    assert code == 200 and body.startswith(b"k8s\x00") and b"\n\x03a\xffb" in body
+    code, body = _answer(server, b"/api/v1/namespaces?fieldSelector=%FF", headers=PB)
+    message = b"invalid selector: '\xff'; can't understand '\xff'"
+    assert code == 400 and body.startswith(b"k8s\x00") and b"\x1a" + bytes([len(message)]) + message in body

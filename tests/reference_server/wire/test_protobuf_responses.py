@@ -100,6 +100,34 @@ def test_answers_leave_out_what_the_go_type_does_not_have() -> None:
         protobuf.encode_response({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": 5}})
 
 
+def test_a_query_byte_that_is_not_utf8_is_written_as_its_byte() -> None:
+    """gogo's marshallers copy a string's bytes (`copy(dAtA[i:], m.Message)`, meta/v1 generated.pb.go) and its
+    unmarshallers read them back as they are (`string(dAtA[iNdEx:postIndex])`): a query's byte that is not UTF-8
+    (surrogate-escaped, http/goquery.py) is that byte on the wire, in a string, a repeated string and a map's
+    value, never the JSON answer instead."""
+    status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+              "message": "invalid selector: '\udcff'", "details": {"causes": [{"field": "a\udcfeb"}]}, "code": 400}
+    raw = (_ld(1, b"") + _ld(2, b"Failure") + _ld(3, b"invalid selector: '\xff'")
+           + _ld(5, _ld(4, _ld(3, b"a\xfeb"))) + bytes([6 << 3, 0x90, 0x03]))
+    assert protobuf.encode_response(status) == (
+        b"k8s\x00" + _ld(1, _ld(1, b"v1") + _ld(2, b"Status")) + _ld(2, raw) + b"\x1a\x00\x22\x00")
+    review = {"kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1", "metadata": {},
+              "status": {"userInfo": {"groups": ["\udcff"], "extra": {"k": ["v\udc80"]}}}}
+    user = _ld(3, b"\xff") + _ld(4, _ld(1, b"k") + _ld(2, _ld(1, b"v\x80")))
+    assert protobuf.encode_response(review) == (b"k8s\x00" + _ld(1, _ld(1, b"authentication.k8s.io/v1")
+                                                + _ld(2, b"SelfSubjectReview"))
+                                                + _ld(2, _ld(1, b"") + _ld(2, _ld(1, user))) + b"\x1a\x00\x22\x00")
+
+
+def test_a_string_no_go_byte_stands_for_is_still_refused() -> None:
+    """A lone surrogate that is not an escaped byte (none reaches an answer: JSON bodies make them U+FFFD), and a
+    map's key (protobuf has no bytes keys), still fail: the caller answers JSON."""
+    with pytest.raises(ValueError, match="does not fit"):
+        protobuf.encode_response({"kind": "Status", "apiVersion": "v1", "message": "\ud800"})
+    with pytest.raises(ValueError, match="does not fit"):
+        protobuf.encode_response({"kind": "ConfigMap", "apiVersion": "v1", "data": {"\udcff": "v"}})
+
+
 def test_negotiation_chooses_protobuf_only_where_the_kind_has_a_message() -> None:
     assert negotiate(TYPED, protobuf_ok=True) == Negotiated(PROTOBUF)
     assert negotiate(TYPED) == Negotiated("application/json")  # custom resources: the JSON clause
