@@ -79,3 +79,14 @@ def test_a_custom_resource(http: requests.Session, url: str, namespaces: Namespa
         assert _causes(http.put(f"{widgets}/w", json=obj)) == [TOO_LONG] * 3
     finally:
         delete_crd(http, url, f"widgets.{group}")
+
+
+def test_a_pod_template(http: requests.Session, url: str, namespaces: NamespaceFactory) -> None:
+    """core `ValidatePodTemplateSpec` calls `ValidateAnnotations` on the template's annotations too."""
+    ns = namespaces.create("annsz")["metadata"]["name"]
+    body = {"metadata": {"name": "d"}, "spec": {
+        "selector": {"matchLabels": {"a": "b"}},
+        "template": {"metadata": {"labels": {"a": "b"}, "annotations": _sized(LIMIT + 1)},
+                     "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
+    r = http.post(f"{url}/apis/apps/v1/namespaces/{ns}/deployments", json=body)
+    assert _causes(r) == [("spec.template.annotations", TOO_LONG[1])]
