@@ -1,4 +1,4 @@
-"""A Service's NodePorts as the Service storage allocates them on create (and the ones an update adds).
+"""A Service's NodePorts as the Service storage allocates them on create (and the ones an update adds or requests).
 
 Upstream: `pkg/registry/core/service/storage/alloc.go` `initNodePorts` (a port without a nodePort takes the one an
 entry of the same port number requested, else the next free one; entries of one port number share it; a requested
@@ -90,9 +90,39 @@ def plan(spec: dict[str, Any], op: Operation) -> tuple[list[FieldError], dict[in
     return [], out
 
 
+def update_refusal(spec: dict[str, Any], old_spec: dict[str, Any], op: Operation) -> list[FieldError]:
+    """`updateNodePorts`' refusal (alloc.go, run by `txnUpdateNodePorts` in `beginUpdate`, before validation): a
+    port's requested nodePort that the old Service did not hold (`collectServiceNodePorts`) and this update has not
+    taken already is `Allocate`d, its refusal the 422 on `spec.ports[i].nodePort`; a port without one (only where
+    `shouldAllocateNodePorts`) draws the next free one, which canonicalizing does here."""
+    old = {p.get("nodePort") for p in as_list(old_spec.get("ports")) if isinstance(p, dict) and p.get("nodePort")}
+    taken: set[Any] = set()
+    for i, p in enumerate(as_list(spec.get("ports"))):
+        node_port = p.get("nodePort") if isinstance(p, dict) else None
+        if not node_port or node_port in old or node_port in taken:
+            continue
+        why = op.allocate(node_port)
+        if why is not None:
+            return [FieldError("FieldValueInvalid", f"spec.ports[{i}].nodePort", f"Invalid value: {node_port}: {why}")]
+        taken.add(node_port)
+    return []
+
+
 def needs_health_check(spec: dict[str, Any]) -> bool:
     """`apiservice.NeedsHealthCheck`: a LoadBalancer whose externalTrafficPolicy is Local."""
     return spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
+
+
+def health_check_requested(spec: dict[str, Any], op: Operation) -> Any:
+    """`allocHealthCheckNodePort`'s requested port, for a Service that `NeedsHealthCheck`: `Allocate`d, its
+    refusal a 500 (`NewInternalError`); None when none is requested."""
+    requested = spec.get("healthCheckNodePort")
+    if not requested or not needs_health_check(spec):
+        return None
+    why = op.allocate(requested)
+    if why is not None:
+        raise E.internal(f"failed to allocate requested HealthCheck NodePort {requested}: {why}")
+    return requested
 
 
 def health_check(spec: dict[str, Any], op: Operation) -> int | None:
@@ -101,11 +131,8 @@ def health_check(spec: dict[str, Any], op: Operation) -> int | None:
     is the create's 500 (`NewInternalError`)."""
     if not needs_health_check(spec):
         return None
-    requested = spec.get("healthCheckNodePort")
+    requested = health_check_requested(spec, op)
     if requested:
-        why = op.allocate(requested)
-        if why is not None:
-            raise E.internal(f"failed to allocate requested HealthCheck NodePort {requested}: {why}")
         return requested
     try:
         return op.allocate_next(-1)
@@ -113,5 +140,6 @@ def health_check(spec: dict[str, Any], op: Operation) -> int | None:
         raise E.internal(f"failed to allocate a HealthCheck NodePort 0: {ERR_PORT_FULL}") from None
 
 
-__all__ = ["ERR_PORT_ALLOCATED", "ERR_PORT_RANGE", "NODE_PORTS", "Operation", "health_check", "needs_health_check",
-           "plan"]
+__all__ = ["ERR_PORT_ALLOCATED", "ERR_PORT_RANGE", "NODE_PORTS", "Operation", "health_check",
+           "health_check_requested", "needs_health_check",
+           "plan", "update_refusal"]

@@ -265,8 +265,9 @@ class ServiceStrategy(Strategy):
         new["status"] = old.get("status", {"loadBalancer": {}})
 
     def begin_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        """`beginUpdate` (storage.go) before `BeforeUpdate`: `allocIPs` refuses a requested IP held by another, its
-        error alone (no metadata cause before it)."""
+        """`beginUpdate` (storage.go) before `BeforeUpdate`: `allocIPs` refuses a requested IP held by another, then
+        `updateNodePorts` a requested nodePort another Service holds (or outside the range), its error alone (no
+        metadata cause before it)."""
         nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
         if not _needs_cluster_ip(ospec) and _needs_cluster_ip(nspec):
@@ -274,6 +275,13 @@ class ServiceStrategy(Strategy):
             if refused:
                 return refused
             self._begin_cluster_ip(new)
+        op = nodeports.Operation(self._used()[1], dry_allocation(), self._rng)  # `txnUpdateNodePorts`, after IPs
+        if nspec.get("type") in ("NodePort", "LoadBalancer"):
+            refused = nodeports.update_refusal(nspec, ospec, op)
+            if refused:
+                return refused
+        if not nodeports.needs_health_check(ospec) and nspec.get("healthCheckNodePort"):
+            nodeports.health_check_requested(nspec, op)  # `updateHealthCheckNodePort`'s case 1: its 500
         return []
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:

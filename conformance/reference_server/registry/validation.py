@@ -238,12 +238,33 @@ def validate_object_meta(meta: dict[str, Any], *, namespaced: bool, name_rule: s
 
 def meta_content_errors(meta: dict[str, Any]) -> list[FieldError]:
     """What both `ValidateObjectMetaAccessor` and `ValidateObjectMetaAccessorUpdate` judge of the new object, in
-    their order: `ValidateLabels`, `ValidateAnnotations` (keys; their total size is not judged here), then
+    their order: `ValidateLabels`, `ValidateAnnotations` (keys, then their total size), then
     `ValidateOwnerReferences`."""
     errs = validate_labels(meta.get("labels") or {}, "metadata.labels")
-    for key in (meta.get("annotations") or {}):
-        errs += [field_invalid("metadata.annotations", key, m) for m in is_qualified_name(str(key).lower())]
+    errs += validate_annotations(meta.get("annotations") or {}, "metadata.annotations")
     return errs + validate_owner_references(meta.get("ownerReferences"))
+
+
+TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10)  # objectmeta.go `TotalAnnotationSizeLimitB`
+
+
+def validate_annotations(annotations: Any, path: str) -> list[FieldError]:
+    """apimachinery api/validation/objectmeta.go `ValidateAnnotations`: each key's `IsQualifiedName` of its
+    lowercase form, then `ValidateAnnotationsSize` (the keys' and values' bytes summed, more than 256 KiB refused
+    with `field.TooLong(fldPath, "", TotalAnnotationSizeLimitB)`: `Too long: may not be more than 262144 bytes`,
+    the value never printed)."""
+    if not isinstance(annotations, dict):
+        return []
+    errs: list[FieldError] = []
+    total = 0
+    for key, value in annotations.items():
+        key = str(key)
+        errs += [field_invalid(path, key, m) for m in is_qualified_name(key.lower())]
+        total += go_len(key) + (go_len(value) if isinstance(value, str) else 0)
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT_B:
+        errs.append(FieldError("FieldValueTooLong", path,
+                               f"Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT_B} bytes"))
+    return errs
 
 
 def validate_finalizers(finalizers: Any) -> list[FieldError]:

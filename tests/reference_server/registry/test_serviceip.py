@@ -282,6 +282,61 @@ def test_a_requested_node_port_is_allocated_once_and_in_the_range(registry):
         "nodePort"] == 40000
 
 
+def test_an_update_requesting_a_held_node_port_is_refused(registry):
+    """`txnUpdateNodePorts` → `updateNodePorts` (alloc.go, in `beginUpdate`): a nodePort the old Service did not
+    hold is `Allocate`d, one another Service holds (or outside the range) the update's 422, its only cause; the
+    Service's own ports pass, swapped between its entries too."""
+    store = registry.content("services")
+    _node_port(registry, "a", [{"port": 80, "nodePort": 30080}])
+    _node_port(registry, "b", [{"name": "x", "port": 80, "nodePort": 30081},
+                               {"name": "y", "port": 81, "nodePort": 30082}])
+
+    def refusal(**port):
+        def put(obj):
+            return {**obj, "spec": {**obj["spec"], "ports": [{**obj["spec"]["ports"][0], **port}]}}
+        with pytest.raises(StatusError) as err:
+            store.update("app", "b", transform=put)
+        assert err.value.code == 422
+        [cause] = err.value.status["details"]["causes"]
+        return cause["field"], cause["message"]
+    assert refusal(nodePort=30080) == ("spec.ports[0].nodePort",
+                                       "Invalid value: 30080: provided port is already allocated")
+    assert refusal(nodePort=40000) == ("spec.ports[0].nodePort", "Invalid value: 40000: provided port is not in "
+                                       "the valid range. The range of valid ports is 30000-32767")
+
+    def swap(obj):
+        x, y = obj["spec"]["ports"]
+        return {**obj, "spec": {**obj["spec"], "ports": [{**x, "nodePort": 30082}, {**y, "nodePort": 30081}]}}
+    out = store.update("app", "b", transform=swap)
+    assert [p["nodePort"] for p in out["spec"]["ports"]] == [30082, 30081]
+
+    def to_node_port(obj):
+        return {**obj, "spec": {**obj["spec"], "type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}]}}
+    _service(registry, "c")
+    with pytest.raises(StatusError) as err:
+        store.update("app", "c", transform=to_node_port)
+    assert err.value.status["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "spec.ports[0].nodePort",
+                                                      "message": "Invalid value: 30080: provided port is already "
+                                                                 "allocated"}]
+
+
+def test_an_update_to_a_local_load_balancer_requesting_a_held_health_check_port(registry):
+    """`updateHealthCheckNodePort`'s case 1 (the old Service did not need one): `allocHealthCheckNodePort` from the
+    update's operation, a requested port held already the update's 500 (`NewInternalError`)."""
+    store = registry.content("services")
+    _node_port(registry, "a", [{"port": 80, "nodePort": 30080}])
+    _node_port(registry, "b", [{"port": 80}])
+
+    def local(obj):
+        return {**obj, "spec": {**obj["spec"], "type": "LoadBalancer", "externalTrafficPolicy": "Local",
+                                "healthCheckNodePort": 30080}}
+    with pytest.raises(StatusError) as err:
+        store.update("app", "b", transform=local)
+    assert (err.value.code, err.value.message) == (500, "Internal error occurred: failed to allocate requested "
+                                                        "HealthCheck NodePort 30080: provided port is already "
+                                                        "allocated")
+
+
 def test_a_local_load_balancer_gets_a_health_check_node_port(registry):
     """`allocHealthCheckNodePort` (a LoadBalancer with externalTrafficPolicy Local, `NeedsHealthCheck`): one more
     port from the same operation; a requested one held already is the create's 500 (`NewInternalError`); a dry

@@ -22,7 +22,7 @@ from ...goport.gonet.strconv import to_bytes
 from ..shapes import as_dict, as_list
 from ..status_validation import ip_errors
 from ..validation import (is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name,
-                          max_len_error, regex_error, validate_labels)
+                          max_len_error, regex_error, validate_annotations, validate_labels)
 from . import containers as ctr
 from . import security
 from .affinity import has_invalid_required_values, validate_affinity, validate_topology_spread_constraints
@@ -239,8 +239,7 @@ def validate_pod_template_spec(template: Any, path: str, old_template: Any = Non
     template = as_dict(template)
     meta = as_dict(template.get("metadata"))
     errs = validate_labels(as_dict(meta.get("labels")), f"{path}.labels")
-    for key in as_dict(meta.get("annotations")):
-        errs += [field_invalid(f"{path}.annotations", key, m) for m in is_qualified_name(str(key).lower())]
+    errs += validate_annotations(as_dict(meta.get("annotations")), f"{path}.annotations")
     spec = as_dict(template.get("spec"))
     errs += validate_pod_spec(spec, f"{path}.spec", old_spec=as_dict(old_template).get("spec"))
     if as_list(spec.get("ephemeralContainers")):

@@ -17,7 +17,7 @@ from ...apierrors import FieldError, _go_quote, field_forbidden, field_invalid, 
 from ...quantity import Quantity, QuantityError
 from ..groupvalidation.storage import csi_driver_name_errors
 from ..shapes import as_dict, as_list
-from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, validate_labels
+from ..validation import is_dns1123_label, is_dns1123_subdomain, validate_annotations, validate_labels
 from .downwardapi import VOLUME_FIELD_PATHS, object_field_selector, resource_field_selector
 from .fields import field_duplicate, integer, one_of
 from .legacyvolumes import LEGACY_SOURCES, iscsi_name_length
@@ -164,8 +164,7 @@ def _claim_template(template: dict[str, Any], path: str) -> list[FieldError]:
     from ..volumes import PersistentVolumeClaimStrategy
 
     meta, mpath = as_dict(template.get("metadata")), f"{path}.metadata"
-    errs = [field_invalid(f"{mpath}.annotations", key, m)
-            for key in as_dict(meta.get("annotations")) for m in is_qualified_name(str(key).lower())]
+    errs = validate_annotations(as_dict(meta.get("annotations")), f"{mpath}.annotations")
     errs += validate_labels(as_dict(meta.get("labels")), f"{mpath}.labels")
     errs += [field_forbidden(f"{mpath}.{key}", "cannot be set") for key in _TEMPLATE_META_FORBIDDEN
              if meta.get(key) not in (None, "", 0, [], {})]

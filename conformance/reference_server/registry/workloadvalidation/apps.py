@@ -16,7 +16,7 @@ from ...goport.gofmt import go_quote
 
 from ..podvalidation import validate_pod_template_spec
 from ..shapes import as_dict
-from ..validation import is_dns1123_label, is_qualified_name, validate_labels
+from ..validation import is_dns1123_label, validate_annotations, validate_labels
 from ..podvalidation.fields import nonnegative
 from .gofmt import go_label_selector, go_pointer, go_string_map
 from .intstr import int_or_percent_value, intstr_invalid, not_more_than_100_percent, positive_int_or_percent_only
@@ -195,8 +195,7 @@ def statefulset_spec(spec: dict[str, Any], *, allow_invalid_service_name: bool =
         meta = as_dict(as_dict(spec.get("template")).get("metadata"))
         errs += _labels_match(spec)
         errs += validate_labels(as_dict(meta.get("labels")), "spec.template.labels")
-        for key in as_dict(meta.get("annotations")):
-            errs += [field_invalid("spec.template.annotations", key, m) for m in is_qualified_name(str(key).lower())]
+        errs += validate_annotations(as_dict(meta.get("annotations")), "spec.template.annotations")
     return errs + _restart_always(as_dict(as_dict(spec.get("template")).get("spec")), "spec.template.spec",
                                   "StatefulSet")
 
