@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.http.gopath import go_path
+from conformance.reference_server.http.gopath import bad_escape, go_path
 
 from .rawhttp import raw
 
@@ -20,10 +20,16 @@ from .rawhttp import raw
     ("/a%C3%A9", "/aé"),  # UTF-8: what yarl reads too
     ("/a%2Fb", None),  # no byte >= 0x80: yarl's reading is Go's
     ("/a?b=%FF", None),  # the query's byte is the query's (goquery.py)
-    ("/a%zz%FF", None),  # a bad escape: left to yarl's reading, as before
+    ("/a%zz%FF", None),  # a bad escape: Go's bare 400 (connection.py), yarl's reading here
 ])
 def test_go_path(target: str, path: str | None) -> None:
     assert go_path(target) == path
+
+
+@pytest.mark.parametrize("target, bad", [("/a%zz", True), ("/a%", True), ("/a%2", True), ("/a%2F%ff", False),
+                                         ("/a?b=%zz", False), ("/a#%zz", True)])
+def test_bad_escape(target: str, bad: bool) -> None:
+    assert bad_escape(target) is bad
 
 
 def _answer(server, target: bytes, method: bytes = b"GET", body: bytes = b"") -> tuple[bytes, bytes]:
@@ -71,3 +77,20 @@ def test_a_percent_is_still_refused(server) -> None:
         b"HTTP/1.1 400 Bad Request", b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
         b'"message":"Name parameter invalid: \\"a%\\\\xff\\": may not contain \'%\'","reason":"BadRequest",'
         b'"code":400}\n')
+
+
+GO_BARE_400 = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n" \
+    b"400 Bad Request"
+
+
+@pytest.mark.parametrize("target", [b"/api/v1/namespaces/a%zz", b"/api/v1/namespaces/a%", b"/api/v1/namespaces/a%F",
+                                    b"/api/v1/namespaces/%zz/configmaps?limit=1"])
+def test_a_bad_escape_in_the_path_is_gos_bare_400(server, target: bytes) -> None:
+    """`url.ParseRequestURI` fails (`invalid URL escape "%zz"`): `readRequest`'s error, answered before any
+    handler (it was the name's `may not contain '%'`)."""
+    assert raw(server, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n") == GO_BARE_400
+
+
+def test_a_bad_escape_in_the_query_is_the_querys(server) -> None:
+    """The query is not unescaped by `ParseRequestURI`: its pair is left out by `Query()` (goquery.py)."""
+    assert _answer(server, b"/api/v1/namespaces?limit=%zz")[0] == b"HTTP/1.1 200 OK"
