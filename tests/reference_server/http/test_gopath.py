@@ -94,3 +94,12 @@ def test_a_bad_escape_in_the_path_is_gos_bare_400(server, target: bytes) -> None
 def test_a_bad_escape_in_the_query_is_the_querys(server) -> None:
     """The query is not unescaped by `ParseRequestURI`: its pair is left out by `Query()` (goquery.py)."""
     assert _answer(server, b"/api/v1/namespaces?limit=%zz")[0] == b"HTTP/1.1 200 OK"
+
+
+def test_a_protobuf_answer_holds_the_byte_itself(server) -> None:
+    """A typed client-go client's Status: gogo's marshallers copy `details.name`'s bytes, 0xff included."""
+    out = raw(server, b"GET /api/v1/namespaces/a%FF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+              b"Accept: application/vnd.kubernetes.protobuf,application/json\r\n\r\n")
+    head, _, body = out.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 404 Not Found\r\n") and body.startswith(b"k8s\x00")
+    assert b"\x0a\x02a\xff" in body and b'namespaces "a\\xff" not found' in body  # StatusDetails.name = 1
