@@ -22,6 +22,7 @@ from .discovery import VERSION_INFO, api_resource_list, api_versions, openapi_re
 from .groups import api_group_document, api_group_list, api_resource_list as group_resource_list, served_groups
 from .groups import group_versions
 from .authz import REQUESTER
+from .gopath import go_path
 from .goquery import request_query
 from .handlers import Handlers, add_deprecation_warning
 from .peercert import certificate_user
@@ -63,6 +64,15 @@ class App:
                 """The same hooks, for an answer http/fastwrite.py writes without aiohttp's `prepare`."""
                 for hook in on_prepare:
                     hook(self, response)
+
+            @reify
+            def path(self) -> str:  # type: ignore[override]
+                """`req.URL.Path` (gopath.py): yarl's decoding, but Go's where a target holds a byte >= 0x80
+                (escaped or raw), which yarl leaves escaped. A plain ASCII target without `%` costs one check."""
+                target = self._message.path
+                if target.isascii() and "%" not in target:
+                    return self._rel_url.path
+                return go_path(target) or self._rel_url.path
 
             @reify
             def query(self) -> MultiDictProxy[str]:  # type: ignore[override]

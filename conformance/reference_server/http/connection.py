@@ -25,6 +25,7 @@ from aiohttp.web_protocol import (MAX_MSG_QUEUE_SIZE, HttpProcessingError, HttpR
 
 from . import chunked_length, go_answers, head_repair, repeated_headers
 from .chain_headers import BareResponse
+from .gopath import bad_escape
 from .fastwrite import SUPPORTED, eligible, write_whole
 
 log = logging.getLogger("nsconform.reference_server.http")
@@ -86,7 +87,8 @@ class GuardedRequestHandler(RequestHandler):
             self._arm_header_timer()
 
     def _check_new_heads(self, n: int, near_budget: bool, read: bytes | None = None) -> None:
-        """What `readRequest` checks of a head the parser accepted, in its order: its size (when the bytes that
+        """What `readRequest` checks of a head the parser accepted, in its order: its target's `%` escapes
+        (`ParseRequestURI`, the bare 400; llhttp does not check them), its size (when the bytes that
         brought it were `near_budget`), several Host headers (the bare 400), an HTTP/1.1 Transfer-Encoding that is
         not exactly one `chunked` (501), its Host's bytes (the parser itself refuses a missing Host); a chunked request's
         Content-Length is dropped, as `parseTransferEncoding` drops it. A head that fails is answered as the
@@ -100,6 +102,10 @@ class GuardedRequestHandler(RequestHandler):
             if type(message) is not RawRequestMessage:
                 if read is not None and type(message) is _ErrInfo and i == len(messages) - 1:
                     self._reread(read, near_budget)
+                continue
+            if "%" in message.path and bad_escape(message.path):  # `ParseRequestURI` fails: the bare 400
+                refusal = go_answers.BadRequest(None)
+                messages[i] = (_ErrInfo(status=400, exc=refusal, message=str(refusal)), payload)
                 continue
             seen = (message.raw_headers, message.version)
             if not near_budget and seen == self._passed_head:  # the same headers passed just before: so do these

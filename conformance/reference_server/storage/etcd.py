@@ -45,6 +45,11 @@ T = TypeVar("T")
 DELETE_WORKERS = 8  # deletions in flight at once in `delete_many` on a client that cannot pipeline (gateway)
 
 
+def _bytes(key: str) -> bytes:
+    """A key's bytes: a name from a request path may hold a byte that is not UTF-8 (http/gopath.py keeps it
+    surrogate-escaped), which etcd, whose keys are bytes, is given as the byte itself, as Go's string holds it."""
+    return key.encode("utf-8", "surrogateescape")
+
 
 def _removal(check: Callable[[dict[str, Any]], None] | None) -> Callable[[dict[str, Any]], Any]:
     """The transform of a deletion in `delete_many`: `check` (which may refuse, raising) then DELETE."""
@@ -181,9 +186,9 @@ class EtcdStore:
         if at:  # a consistent read the cache could not serve in time (`freshness.py`)
             key = self._key(resource, namespace, name)
             try:
-                kvs = self._etcd("get", resource, self.client.get, key.encode(), revision=at).kvs
+                kvs = self._etcd("get", resource, self.client.get, _bytes(key), revision=at).kvs
             except EtcdCompacted:
-                kvs = self._etcd("get", resource, self.client.get, key.encode()).kvs  # compacted: newer is as fresh
+                kvs = self._etcd("get", resource, self.client.get, _bytes(key)).kvs  # compacted: newer is as fresh
             found = self._decode(kvs[0]) if kvs else None
             if found is None:
                 raise KeyNotFoundError(key)
@@ -236,7 +241,7 @@ class EtcdStore:
 
     def _range_at(self, resource: str, namespace: str | None, rv: int) -> tuple[list[dict[str, Any]], int]:
         """The collection read from etcd at `rv` (0: its current revision)."""
-        start = collection_key(self.prefix, resource, namespace).encode()
+        start = _bytes(collection_key(self.prefix, resource, namespace))
         try:
             out = self._etcd("list", resource, self.client.get, start, range_end=prefix_range_end(start), revision=rv)
         except EtcdCompacted as e:
@@ -254,7 +259,7 @@ class EtcdStore:
                ttl: int = 0) -> dict[str, Any]:
         """`ttl` > 0: the put carries the lease manager's lease (granted before the transaction, `ttlOpts`)."""
         key = self._key(resource, namespace, name)
-        k = key.encode()
+        k = _bytes(key)
         put = Op("put", k, _encode(obj), self.leases.lease(ttl) if ttl else 0)
         out = self._etcd("create", resource, self.client.transact, [Cmp("CREATE", k, 0)], [put], [Op("range", k)])
         if not out.succeeded:
@@ -281,7 +286,7 @@ class EtcdStore:
                 slow.append(i)
                 continue
             try:
-                k = self._key(resource, ns, name).encode()
+                k = _bytes(self._key(resource, ns, name))
             except StorageError as e:
                 done[i] = e
                 continue
@@ -353,7 +358,7 @@ class EtcdStore:
                             raise KeyNotFoundError(key) from None
                         continue
                 raise
-            k = key.encode()
+            k = _bytes(key)
             guard = [Cmp("MOD", k, int(rv))]
             fail = [Op("range", k)]
             if new is DELETE:
@@ -414,7 +419,7 @@ class EtcdStore:
         sent: list[tuple[int, dict[str, Any]]] = []
         for i, (ns, name) in enumerate(items):
             try:
-                k = self._key(resource, ns, name).encode()
+                k = _bytes(self._key(resource, ns, name))
             except StorageError as e:
                 done[i] = e
                 continue
@@ -521,7 +526,7 @@ class EtcdStore:
             log.warning("the watch cache has not seen revision %d after %.0f s", rv, CACHE_WAIT)
 
     def _read(self, key: str, resource: str) -> dict[str, Any] | None:
-        kvs = self._etcd("get", resource, self.client.get, key.encode()).kvs
+        kvs = self._etcd("get", resource, self.client.get, _bytes(key)).kvs
         return self._decode(kvs[0]) if kvs else None
 
     def _from_failure(self, out: TxnResult) -> dict[str, Any] | None:

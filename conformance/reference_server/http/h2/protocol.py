@@ -27,6 +27,7 @@ from yarl import URL
 
 from ...apierrors import StatusError, status_dict
 from ..chain_headers import DroppedAnswer
+from ..gopath import bad_escape
 from . import limits
 from .conn import (
     BodyLengthMismatch,
@@ -225,6 +226,10 @@ class H2Protocol(asyncio.Protocol):
             self._reset(stream_id, ErrorCodes.PROTOCOL_ERROR)
             return
         pseudo, refused = checked
+        path = pseudo.get(b":path", b"")
+        if b"%" in path and bad_escape(path.decode("latin-1")):  # newWriterAndRequestNoBody: `ParseRequestURI`
+            self._reset(stream_id, ErrorCodes.PROTOCOL_ERROR)      # fails, a stream error (before 431 and 400)
+            return
         self._cancel_timer()
         counts["streams"] += 1
         stream = _Stream(self, stream_id)

@@ -483,3 +483,16 @@ def test_preface_without_h2_is_an_http1_request(srv: RunningServer, alpn: tuple[
     head, _, body = out.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 401 Unauthorized\r\n") and b"\r\nConnection: close" in head
     assert json.loads(body)["reason"] == "Unauthorized"
+
+
+def test_a_bad_escape_in_the_path_resets_the_stream(srv: RunningServer) -> None:
+    """Go's newWriterAndRequestNoBody: `url.ParseRequestURI(rp.path)` fails (`invalid URL escape "%zz"`), a
+    PROTOCOL_ERROR stream error; a byte that is not UTF-8 is read into `URL.Path` (http/gopath.py): not found."""
+    raw = RawH2(srv.url, srv.ca_file)
+    try:
+        bad = raw.request("GET", "/api/v1/namespaces/a%zz", token=TOKEN)
+        assert raw.reset_code(bad) == 1  # PROTOCOL_ERROR
+        headers, body = raw.response(raw.request("GET", "/api/v1/namespaces/a%FF?limit=%zz", token=TOKEN))
+        assert headers[":status"] == "404" and json.loads(body)["message"] == 'namespaces "a\\xff" not found'
+    finally:
+        raw.close()
