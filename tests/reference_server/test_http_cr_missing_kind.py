@@ -70,6 +70,12 @@ def test_ignore_refuses_it_as_the_route_kind(http, base) -> None:
                                     ('{"Kind": "Other", "metadata": {"name": "a"}}', "Other", "v1")):
             r = getattr(http, method)(where, data=body, headers=JSON, params=params)
             assert (r.status_code, r.json()) == (400, _ignore(body, kind, version)), (method, body, r.text)
+        # encoding/json hands `UnmarshalJSON` the value's bytes alone, Strict quotes the body as sent
+        r = getattr(http, method)(where, data=f" {NO_KIND}\n", headers=JSON, params=params)
+        assert (r.status_code, r.json()) == (400, _ignore(NO_KIND)), (method, r.text)
+        r = getattr(http, method)(where, data=f" {NO_KIND}\n", headers=JSON)
+        assert (r.status_code, r.json()) == (400, _strict(f" {NO_KIND}\n", (" " + NO_KIND)[:30].encode().hex()
+                                                          + " ...")), (method, r.text)
 
 
 def test_yaml_bodies(http, base) -> None:

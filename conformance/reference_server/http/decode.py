@@ -163,8 +163,8 @@ def custom_kind_error(value: Any, raw: bytes, expected_kind: str, route_version:
         return _unrecognized(expected_kind, f"Object 'Kind' is missing in '{raw.decode('utf-8', 'replace')}'", raw)
     if yaml_body:
         data = go_text(remarshal(value))
-    else:
-        data = raw.decode("utf-8", "replace")
+    else:  # (the top-level value's own bytes, which encoding/json hands `UnmarshalJSON`: no space around them)
+        data = raw.strip(b" \t\r\n").decode("utf-8", "replace")
     api_version, kind, _ = gometa.interpret(value, gometa.members(value, sorted_keys=yaml_body))
     group, _, found = api_version.rpartition("/")  # (`schema.ParseGroupVersion`)
     if not found and (not group or group == route_version.rpartition("/")[0]):
