@@ -15,8 +15,9 @@ from typing import Any
 
 from .. import apierrors as E
 from ..goport.gofmt import plain_v
+from ..goport.gojsonnum import (encode_raw_literals, first_overflow, keep_literals, overflow_error, overflow_seen,
+                                remarshal)
 from ..goport.gojsonraw import go_text
-from ..goport.gojsonnum import remarshal, encode_raw_literals, first_overflow, keep_literals, overflow_error, overflow_seen
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
 from ..registry import crobjectmeta
