@@ -20,8 +20,8 @@ from ..wire import gotypes
 from ..wire.dupkeys import Repeats
 from ..wire.schema import GROUP_KINDS
 from . import apiservice_groups, extensions, hooks
-from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, decode_body, decode_value, media_type, parse_raw,
-                     summarize)
+from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_body, decode_value, media_type,
+                     parse_raw, summarize)
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
@@ -230,11 +230,12 @@ def api_resource_list(registry: Registry, group: str, version: str = "") -> dict
 
 
 def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore,
-                      repeats: list[Repeats] | None = None) -> dict[str, Any]:
+                      repeats: list[Repeats] | None = None, strict: bool = True) -> dict[str, Any]:
     """Decode a body for a named-group resource: `apiVersion` must be `<group>/<version>` (or absent). JSON/YAML:
     the core decoder does the rest with the version swapped to `v1` for its checks; protobuf (what typed clients
     such as `kubectl create deployment|role` send): the built-in kinds' messages (`wire.protobuf.decode_stored`).
-    `repeats`: as `decode.parse_raw`'s."""
+    `repeats`: as `decode.parse_raw`'s; `strict`: the strict serializer decodes (fieldValidation Strict or Warn),
+    which words a custom resource's missing kind its own way (`decode.custom_kind_error`)."""
     api_version, kind = store.api_version, store.info.kind  # type: ignore[attr-defined]
     stored_kind = hooks.wire_attr("protobuf", "stored_kind")
     decode_stored = hooks.wire_attr("protobuf", "decode_stored")
@@ -244,7 +245,7 @@ def decode_group_body(content_type: str | None, raw: bytes, store: GenericStore,
     else:
         # a custom resource's own kind name, not a core kind's of the same name (`Service`: Knative's)
         obj = decode_named_body(content_type, raw, api_version, kind, getattr(store, "schema_kind", None)
-                                if getattr(store, "crd_name", None) else None, repeats)
+                                if getattr(store, "crd_name", None) else None, repeats, strict)
     check_shape(store, obj)
     keep_raw_bytes(obj, content_type, raw, api_version, kind)
     return obj
@@ -321,14 +322,19 @@ def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str,
 
 
 def decode_named_body(content_type: str | None, raw: bytes, api_version: str, kind: str,
-                      schema_kind: str | None = None, repeats: list[Repeats] | None = None) -> dict[str, Any]:
+                      schema_kind: str | None = None, repeats: list[Repeats] | None = None, strict: bool = True
+                      ) -> dict[str, Any]:
     """`decode_group_body` for a kind given by name (the access reviews have no store): JSON or YAML (kube-apiserver
     reads YAML as JSON: `yaml.YAMLToJSON`) parsed once, its `apiVersion` checked against the group's, then the core
-    decoder's checks on it (`schema_kind`: the kind the field model knows it by, as in `decode_value`)."""
+    decoder's checks on it (`schema_kind`: the kind the field model knows it by, as in `decode_value`; a custom
+    resource's, `<group>/<Kind>`, must name its kind: `decode.custom_kind_error`, under `strict` or not)."""
     if media_type(content_type) not in JSON_TYPES and media_type(content_type) != YAML_TYPE:
         obj = decode_body(content_type, raw, kind)  # (its 415 or protobuf answer)
     else:
         probe = parse_raw(content_type, raw, kind, repeats)
+        if schema_kind is not None and "/" in schema_kind and (missing := custom_kind_error(
+                probe, raw, kind, api_version, strict, media_type(content_type) == YAML_TYPE)) is not None:
+            raise missing
         if isinstance(probe, dict):
             version = probe.get("apiVersion")
             if isinstance(version, str) and version and version != api_version:

@@ -285,7 +285,7 @@ class Handlers:
         repeats: list[Repeats] = []  # (Ignore: no error, but a repeated struct is merged as Go's decoder does)
         if getattr(store, "api_version", "v1") != "v1":  # a named API group (http/groups.py)
             from .groups import decode_group_body
-            obj = decode_group_body(request.headers.get("Content-Type"), raw, store, repeats)
+            obj = decode_group_body(request.headers.get("Content-Type"), raw, store, repeats, mode != "Ignore")
         else:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind, repeats)
         if (why := _coerce_error(store, obj)) is not None:  # create.go / update.go `transformDecodeError`
