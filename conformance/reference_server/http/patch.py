@@ -12,6 +12,7 @@ from typing import Any
 from .. import apierrors as E
 from ..goport import gojsonlazy, gojsonnum
 from ..wire import patchedgvk
+from ..wire.gomaps import ordered_like
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
 from ..wire.textdecode import loads_json
@@ -178,7 +179,7 @@ def json_patch(doc: Any, ops: Any, raw: bytes | None = None) -> Any:
         if applied is None:
             raise
         mine = doc  # (evanphx applies what the walk below refuses: a `replace` of a missing key, index `-1`, ...)
-    return mine if applied is None else _ordered(applied, mine)
+    return mine if applied is None else ordered_like(applied, mine)
 
 
 def _evanphx(doc: Any, raw: bytes) -> Any:
@@ -197,18 +198,6 @@ def _evanphx(doc: Any, raw: bytes) -> Any:
         return loads_json(text.encode())
     except (ValueError, E.StatusError):
         return None
-
-
-def _ordered(value: Any, template: Any) -> Any:
-    """`value` with each object's keys in `template`'s order, then its own (the objects evanphx read are written
-    sorted; this server keeps members where they stood, a new one last, as its JSON writing expects)."""
-    if isinstance(value, dict) and isinstance(template, dict):
-        out = {k: _ordered(value[k], template[k]) for k in template if k in value}
-        out.update((k, v) for k, v in value.items() if k not in out)
-        return out
-    if isinstance(value, list) and isinstance(template, list) and len(value) == len(template):
-        return [_ordered(v, t) for v, t in zip(value, template)]
-    return value
 
 
 def _operations(doc: Any, ops: list[Any]) -> Any:

@@ -176,3 +176,15 @@ def sort_unstructured(value: Any) -> Any:
         items = [sort_unstructured(v) if isinstance(v, (dict, list)) else v for v in value]
         return items if any(a is not b for a, b in zip(items, value)) else value
     return value
+
+
+def ordered_like(value: Any, template: Any) -> Any:
+    """`value` with each object's keys in `template`'s order, then its own: a patched document (evanphx writes
+    the objects it read sorted) given back the member order this server holds, a new member last."""
+    if isinstance(value, dict) and isinstance(template, dict):
+        out = {k: ordered_like(value[k], template[k]) for k in template if k in value}
+        out.update((k, v) for k, v in value.items() if k not in out)
+        return out
+    if isinstance(value, list) and isinstance(template, list) and len(value) == len(template):
+        return [ordered_like(v, t) for v, t in zip(value, template)]
+    return value

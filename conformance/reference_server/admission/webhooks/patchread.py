@@ -19,6 +19,7 @@ from typing import Any
 
 from ...goport import gojsonnum
 from ...wire import gonull, schema
+from ...wire.gomaps import ordered_like
 from . import review
 
 _ABSENT = object()
@@ -53,17 +54,6 @@ def _unwritten(value: Any, sent: Any, held: Any) -> Any:
     return value
 
 
-def _ordered(value: Any, template: Any) -> Any:
-    """`value` with each object's keys in `template`'s (the held object's) order, then its own."""
-    if isinstance(value, dict) and isinstance(template, dict):
-        out = {k: _ordered(value[k], template[k]) for k in template if k in value}
-        out.update((k, v) for k, v in value.items() if k not in out)
-        return out
-    if isinstance(value, list) and isinstance(template, list) and len(value) == len(template):
-        return [_ordered(v, t) for v, t in zip(value, template)]
-    return value
-
-
 def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool) -> Any:
     """The patched Go-written JSON (`patched`, from `sent`, `review.encoded(obj)`) as the object this server holds:
     a built-in kind's nulls as the JSON decoder leaves them (gonull.settle), keys in `obj`'s order."""
@@ -72,7 +62,7 @@ def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool) -> Any:
         message = schema.OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind")))  # type: ignore[arg-type]
         if message is not None:
             gonull.settle(out, message)
-    return _ordered(out, obj)
+    return ordered_like(out, obj)
 
 
 def _semantic(value: Any) -> Any:
