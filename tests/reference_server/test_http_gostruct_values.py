@@ -104,3 +104,68 @@ def test_crd_without_versions(http: requests.Session, url: str) -> None:
     r = http.post(url + CRDS, json=_crd([]))
     assert _cause(r, "spec.versions") == ("Invalid value: []apiextensions.CustomResourceDefinitionVersion{}: "
                                           "must have exactly one version marked as storage version")
+
+
+MERGE = {"Content-Type": "application/merge-patch+json"}
+EVENTS = "/apis/events.k8s.io/v1"
+
+
+def _causes(r: requests.Response) -> dict[str, str]:
+    assert r.status_code == 422, r.text
+    return {c["field"]: c["message"] for c in r.json()["details"]["causes"]}
+
+
+def test_events_v1_immutable_structs_and_times(http: requests.Session, url: str, namespaces) -> None:
+    """events/v1 `ValidateEventUpdate`'s `ValidateImmutableField` of the internal `core.Event`'s fields: an
+    `ObjectReference` or `EventSource` as `%#v` of the struct, a `metav1.Time`/`MicroTime` by `String()`."""
+    ns = namespaces.create()["metadata"]["name"]
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e", "namespace": ns},
+             "eventTime": "2026-01-02T03:04:05.123400Z", "reportingController": "example.com/ctl",
+             "reportingInstance": "ctl-1", "action": "Reconcile", "reason": "Synced", "type": "Normal",
+             "regarding": {"kind": "Pod", "namespace": ns, "name": "p", "apiVersion": "v1"}}
+    assert http.post(f"{url}{EVENTS}/namespaces/{ns}/events", json=event).status_code == 201
+    r = http.patch(f"{url}{EVENTS}/namespaces/{ns}/events/e", headers=MERGE, json={
+        "regarding": {"name": "q", "uid": "u-2"}, "related": {"kind": "Node", "name": "n1"},
+        "deprecatedSource": {"host": "h"}, "deprecatedFirstTimestamp": "2026-01-02T03:04:05Z",
+        "eventTime": "2026-01-02T03:04:06.5Z"})
+    causes = _causes(r)
+    assert causes["involvedObject"] == (
+        f'Invalid value: core.ObjectReference{{Kind:"Pod", Namespace:"{ns}", Name:"q", UID:"u-2", APIVersion:"v1", '
+        'ResourceVersion:"", FieldPath:""}: field is immutable')
+    assert causes["related"] == ('Invalid value: core.ObjectReference{Kind:"Node", Namespace:"", Name:"n1", UID:"", '
+                                 'APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable')
+    assert causes["source"] == 'Invalid value: core.EventSource{Component:"", Host:"h"}: field is immutable'
+    assert causes["firstTimestamp"] == "Invalid value: 2026-01-02 03:04:05 +0000 UTC: field is immutable"
+    assert causes["eventTime"] == "Invalid value: 2026-01-02 03:04:06.5 +0000 UTC: field is immutable"
+
+
+def test_volume_attachment_spec_immutable(http: requests.Session, url: str) -> None:
+    name = unique("va")
+    va = {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": name},
+          "spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv1"}}}
+    path = f"{url}/apis/storage.k8s.io/v1/volumeattachments"
+    assert http.post(path, json=va).status_code == 201
+    try:
+        r = http.patch(f"{path}/{name}", headers=MERGE, json={"spec": {"nodeName": "n2"}})
+        assert _causes(r)["spec"] == (
+            'Invalid value: storage.VolumeAttachmentSpec{Attacher:"csi.example.com", '
+            f'Source:storage.VolumeAttachmentSource{{PersistentVolumeName:(*string)({ADDR}), '
+            'InlineVolumeSpec:(*core.PersistentVolumeSpec)(nil)}, NodeName:"n2"}: field is immutable')
+    finally:
+        http.delete(f"{path}/{name}")
+
+
+def test_csi_storage_capacity_topology_immutable(http: requests.Session, url: str, namespaces) -> None:
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/apis/storage.k8s.io/v1/namespaces/{ns}/csistoragecapacities"
+    cap = {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity", "metadata": {"name": "c"},
+           "storageClassName": "sc", "nodeTopology": {"matchLabels": {"zone": "a"}}}
+    assert http.post(path, json=cap).status_code == 201
+    r = http.patch(f"{path}/c", headers=MERGE, json={"nodeTopology": {"matchLabels": {"zone": "b", "rack": "1"}},
+                                                      "storageClassName": "other"})
+    assert r.json()["message"] == (
+        'CSIStorageCapacity.storage.k8s.io "c" is invalid: [nodeTopology: Invalid value: v1.LabelSelector{'
+        'MatchLabels:map[string]string{"rack":"1", "zone":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: '
+        'field is immutable, storageClassName: Invalid value: "other": field is immutable]')
+    r = http.patch(f"{path}/c", headers=MERGE, json={"nodeTopology": None})
+    assert _causes(r)["nodeTopology"] == 'Invalid value: "null": field is immutable'

@@ -75,9 +75,23 @@ STRUCTS: dict[str, tuple[Field, ...]] = {
         ("Description", "description", "string"), ("Priority", "priority", "int32"),
         ("JSONPath", "jsonPath", "string")),
     "apiextensions.SelectableField": (("JSONPath", "jsonPath", "string"),),
+    # k8s.io/kubernetes v1.33 pkg/apis/core/types.go (internal)
+    "core.ObjectReference": (
+        ("Kind", "kind", "string"), ("Namespace", "namespace", "string"), ("Name", "name", "string"),
+        ("UID", "uid", "types.UID"), ("APIVersion", "apiVersion", "string"),
+        ("ResourceVersion", "resourceVersion", "string"), ("FieldPath", "fieldPath", "string")),
+    "core.EventSource": (("Component", "component", "string"), ("Host", "host", "string")),
+    # k8s.io/kubernetes v1.33 pkg/apis/storage/types.go (internal)
+    "storage.VolumeAttachmentSpec": (
+        ("Attacher", "attacher", "string"), ("Source", "source", "storage.VolumeAttachmentSource"),
+        ("NodeName", "nodeName", "string")),
+    "storage.VolumeAttachmentSource": (
+        ("PersistentVolumeName", "persistentVolumeName", "*string"),
+        ("InlineVolumeSpec", "inlineVolumeSpec", "*core.PersistentVolumeSpec")),
 }
 # structs only ever printed behind a nested pointer (their fields never shown)
-OPAQUE = {"apiextensions.CustomResourceValidation", "apiextensions.CustomResourceSubresources"}
+OPAQUE = {"apiextensions.CustomResourceValidation", "apiextensions.CustomResourceSubresources",
+          "core.PersistentVolumeSpec"}
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
@@ -178,17 +192,32 @@ def _scalar(value: Any, kind: str) -> str:
     raise ValueError(f"no %#v for Go type {kind}")
 
 
-def go_time(value: Any) -> str:
-    """`time.Time.GoString` of a `metav1.Time` decoded from RFC 3339 text (src/time/format.go): the zero time (an
-    absent or unreadable value) is UTC's, a decoded one `Local` (kube-apiserver's zone, UTC, gives the civil
-    time)."""
-    unix, nsec, loc = -62135596800, 0, "time.UTC"
+def _decoded_time(value: Any) -> tuple[datetime.datetime, int, bool]:
+    """A `metav1.Time`/`MicroTime` decoded from RFC 3339 text: its UTC civil time, nanoseconds, and whether it is
+    set (`UnmarshalJSON` keeps it `Local()`); an absent or unreadable value is the zero time, in UTC."""
+    unix, nsec, local = -62135596800, 0, False
     if isinstance(value, str) and value:
         try:
             unix, nsec = parse_rfc3339(value)
-            loc = "time.Local"
+            local = True
         except TimeError:
             pass
     t = datetime.datetime(1, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(seconds=unix + 62135596800)
+    return t, nsec, local
+
+
+def go_time(value: Any) -> str:
+    """`time.Time.GoString` (src/time/format.go): `time.Date(...)`, a decoded time in `time.Local` (kube-apiserver's
+    zone, UTC, gives the civil time), the zero time in `time.UTC`."""
+    t, nsec, local = _decoded_time(value)
     return (f"time.Date({t.year}, time.{_MONTHS[t.month - 1]}, {t.day}, {t.hour}, {t.minute}, {t.second}, "
-            f"{nsec}, {loc})")
+            f"{nsec}, {'time.Local' if local else 'time.UTC'})")
+
+
+def time_string(value: Any) -> str:
+    """`time.Time.String` (a `fmt.Stringer`, so what `ErrorBody` prints for a `metav1.Time` or `MicroTime`):
+    `2006-01-02 15:04:05.999999999 -0700 MST`, the fraction without trailing zeros; UTC, kube-apiserver's `Local`
+    (its image has no zone data), and the zero time's zone alike print `+0000 UTC`."""
+    t, nsec, _ = _decoded_time(value)
+    fraction = f".{nsec:09d}".rstrip("0") if nsec else ""
+    return f"{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}:{t.second:02d}{fraction} +0000 UTC"

@@ -7,7 +7,7 @@ import pytest
 from conformance.reference_server.wire import gosyntax
 from conformance.reference_server.wire._godescribed_table import DESCRIBED_GO_KINDS
 from conformance.reference_server.wire._gokinds_table import GO_KINDS
-from conformance.reference_server.wire.gosyntax import ADDRESS, STRUCTS, go_time, sharp_v
+from conformance.reference_server.wire.gosyntax import ADDRESS, STRUCTS, go_time, sharp_v, time_string
 
 REF = {"apiVersion": "v1", "kind": "Pod", "name": "x", "uid": "6f1c", "controller": True}
 
@@ -81,6 +81,22 @@ def test_time_go_string() -> None:
         "[]*v1.Time{<nil>, time.Date(2024, time.February, 3, 4, 5, 6, 0, time.Local)}"
 
 
+def test_time_string() -> None:
+    """`time.Time.String`: `2006-01-02 15:04:05.999999999 -0700 MST` (trailing zeros of the fraction dropped)."""
+    assert time_string("2026-01-02T03:04:05Z") == "2026-01-02 03:04:05 +0000 UTC"
+    assert time_string("2026-01-02T03:04:05.120000Z") == "2026-01-02 03:04:05.12 +0000 UTC"
+    assert time_string("2026-01-02T03:04:05+02:00") == "2026-01-02 01:04:05 +0000 UTC"
+    assert time_string(None) == "0001-01-01 00:00:00 +0000 UTC"
+
+
+def test_struct_holding_a_struct_by_value() -> None:
+    """A field held by value prints its struct in full (type and fields); a pointer to one only its address."""
+    assert sharp_v({"attacher": "a", "source": {"inlineVolumeSpec": {}}}, "storage.VolumeAttachmentSpec") == (
+        'storage.VolumeAttachmentSpec{Attacher:"a", Source:storage.VolumeAttachmentSource{'
+        f'PersistentVolumeName:(*string)(nil), InlineVolumeSpec:(*core.PersistentVolumeSpec)({ADDRESS})}}, '
+        'NodeName:""}')
+
+
 def _kind(go_type: str) -> str:
     """The reflect kind `_gokinds_table.py` names a Go type by."""
     if go_type.startswith("*"):
@@ -102,6 +118,10 @@ def _kind(go_type: str) -> str:
     ("apiextensions.CustomResourceDefinitionVersion", "CustomResourceDefinition.CustomResourceDefinitionVersion"),
     ("apiextensions.CustomResourceColumnDefinition", "CustomResourceDefinition.CustomResourceColumnDefinition"),
     ("apiextensions.SelectableField", "CustomResourceDefinition.SelectableField"),
+    ("core.ObjectReference", "core.ObjectReference"),
+    ("core.EventSource", "core.EventSource"),
+    ("storage.VolumeAttachmentSpec", "storage.VolumeAttachmentSpec"),
+    ("storage.VolumeAttachmentSource", "storage.VolumeAttachmentSource"),
 ])
 def test_structs_agree_with_the_wire_tables(go_name: str, table_key: str) -> None:
     """The hand-copied structs have the generated tables' fields, in their order, of the same reflect kind."""
