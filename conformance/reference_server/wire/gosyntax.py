@@ -46,6 +46,7 @@ NAMED_SCALARS: dict[str, str] = {
     "types.UID": "string",
     "v1.LabelSelectorOperator": "string",
     "apiextensions.ResourceScope": "string",
+    "core.TaintEffect": "string",
 }
 TIME = "v1.Time"  # metav1.Time: a struct embedding time.Time, printed through the promoted GoString
 
@@ -81,6 +82,9 @@ STRUCTS: dict[str, tuple[Field, ...]] = {
         ("UID", "uid", "types.UID"), ("APIVersion", "apiVersion", "string"),
         ("ResourceVersion", "resourceVersion", "string"), ("FieldPath", "fieldPath", "string")),
     "core.EventSource": (("Component", "component", "string"), ("Host", "host", "string")),
+    "core.Taint": (
+        ("Key", "key", "string"), ("Value", "value", "string"), ("Effect", "effect", "core.TaintEffect"),
+        ("TimeAdded", "timeAdded", "*v1.Time")),
     # k8s.io/kubernetes v1.33 pkg/apis/storage/types.go (internal)
     "storage.VolumeAttachmentSpec": (
         ("Attacher", "attacher", "string"), ("Source", "source", "storage.VolumeAttachmentSource"),
