@@ -169,3 +169,26 @@ def test_csi_storage_capacity_topology_immutable(http: requests.Session, url: st
         'field is immutable, storageClassName: Invalid value: "other": field is immutable]')
     r = http.patch(f"{path}/c", headers=MERGE, json={"nodeTopology": None})
     assert _causes(r)["nodeTopology"] == 'Invalid value: "null": field is immutable'
+
+
+def test_job_pod_failure_policy_immutable(http: requests.Session, url: str, namespaces) -> None:
+    """`ValidateImmutableField(spec.PodFailurePolicy, ...)`: the `*batch.PodFailurePolicy` dereferenced, its rules'
+    `OnExitCodes` pointers as addresses, the defaulted condition status shown."""
+    ns = namespaces.create()["metadata"]["name"]
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {
+        "suspend": True, "podFailurePolicy": {"rules": [{"action": "FailJob",
+                                                         "onExitCodes": {"operator": "In", "values": [1]}}]},
+        "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
+    path = f"{url}/apis/batch/v1/namespaces/{ns}/jobs"
+    r = http.post(path, json=job)
+    assert r.status_code == 201, r.text
+    rules = r.json()["spec"]["podFailurePolicy"]["rules"] + [
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]
+    r = http.patch(f"{path}/j", headers=MERGE, json={"spec": {"podFailurePolicy": {"rules": rules}}})
+    assert _causes(r)["spec.podFailurePolicy"] == (
+        "Invalid value: batch.PodFailurePolicy{Rules:[]batch.PodFailurePolicyRule{batch.PodFailurePolicyRule{"
+        f'Action:"FailJob", OnExitCodes:(*batch.PodFailurePolicyOnExitCodesRequirement)({ADDR}), '
+        "OnPodConditions:[]batch.PodFailurePolicyOnPodConditionsPattern(nil)}, batch.PodFailurePolicyRule{"
+        'Action:"Ignore", OnExitCodes:(*batch.PodFailurePolicyOnExitCodesRequirement)(nil), '
+        "OnPodConditions:[]batch.PodFailurePolicyOnPodConditionsPattern{batch.PodFailurePolicyOnPodConditionsPattern{"
+        'Type:"DisruptionTarget", Status:"True"}}}}}: field is immutable')

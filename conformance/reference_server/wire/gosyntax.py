@@ -47,6 +47,10 @@ NAMED_SCALARS: dict[str, str] = {
     "v1.LabelSelectorOperator": "string",
     "apiextensions.ResourceScope": "string",
     "core.TaintEffect": "string",
+    "core.PodConditionType": "string",
+    "core.ConditionStatus": "string",
+    "batch.PodFailurePolicyAction": "string",
+    "batch.PodFailurePolicyOnExitCodesOperator": "string",
 }
 TIME = "v1.Time"  # metav1.Time: a struct embedding time.Time, printed through the promoted GoString
 
@@ -85,6 +89,20 @@ STRUCTS: dict[str, tuple[Field, ...]] = {
     "core.Taint": (
         ("Key", "key", "string"), ("Value", "value", "string"), ("Effect", "effect", "core.TaintEffect"),
         ("TimeAdded", "timeAdded", "*v1.Time")),
+    # k8s.io/kubernetes v1.33 pkg/apis/batch/types.go (internal)
+    "batch.PodFailurePolicy": (("Rules", "rules", "[]batch.PodFailurePolicyRule"),),
+    "batch.PodFailurePolicyRule": (
+        ("Action", "action", "batch.PodFailurePolicyAction"),
+        ("OnExitCodes", "onExitCodes", "*batch.PodFailurePolicyOnExitCodesRequirement"),
+        ("OnPodConditions", "onPodConditions", "[]batch.PodFailurePolicyOnPodConditionsPattern")),
+    "batch.PodFailurePolicyOnExitCodesRequirement": (
+        ("ContainerName", "containerName", "*string"),
+        ("Operator", "operator", "batch.PodFailurePolicyOnExitCodesOperator"), ("Values", "values", "[]int32")),
+    "batch.PodFailurePolicyOnPodConditionsPattern": (
+        ("Type", "type", "core.PodConditionType"), ("Status", "status", "core.ConditionStatus")),
+    "batch.SuccessPolicy": (("Rules", "rules", "[]batch.SuccessPolicyRule"),),
+    "batch.SuccessPolicyRule": (
+        ("SucceededIndexes", "succeededIndexes", "*string"), ("SucceededCount", "succeededCount", "*int32")),
     # k8s.io/kubernetes v1.33 pkg/apis/storage/types.go (internal)
     "storage.VolumeAttachmentSpec": (
         ("Attacher", "attacher", "string"), ("Source", "source", "storage.VolumeAttachmentSource"),

@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ...apierrors import FieldError, GoValue, field_invalid, field_not_supported, field_required
 from ...goport.gofmt import q_strings, sharp_v_ints
+from ...wire.gosyntax import sharp_v as go_sharp_v
 
 from ..groupvalidation.formats import domain_prefixed_path
 from ..groupvalidation.storage import too_long
@@ -328,6 +329,10 @@ def validate_job(job: dict[str, Any], *, prefixed: bool = True, old_template: An
     return errs
 
 
+# the internal struct behind a pointer field `ValidateImmutableField` may print (dereferenced: Go's %#v)
+_GO_STRUCTS = {"spec.podFailurePolicy": "batch.PodFailurePolicy", "spec.successPolicy": "batch.SuccessPolicy"}
+
+
 def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
     """`ValidateImmutableField` (a nil/absent value and an empty one are equal to `Semantic.DeepEqual`)."""
     from .apps import _semantic
@@ -337,6 +342,8 @@ def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
     if path.endswith("selector"):
         shown = go_label_selector(new) if isinstance(new, dict) else "null"
         return [FieldError("FieldValueInvalid", path, f"Invalid value: {shown}: field is immutable")]
+    if path in _GO_STRUCTS and new is not None:
+        new = GoValue(go_sharp_v(new, _GO_STRUCTS[path]))
     return [field_invalid(path, new, "field is immutable")]
 
 
