@@ -28,7 +28,7 @@ from ..podvalidation.fields import field_duplicate, integer, nonnegative
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_qualified_name
 from .cron import CronError, load_location_error, parse_standard
-from .gofmt import go_label_selector, go_pointer, go_string_map
+from .gofmt import go_label_selector, go_string_map
 from .labelselector import selector_matches, selector_parses, validate_label_selector
 
 MAX_PARALLELISM_INDEXED = 100_000
@@ -49,12 +49,8 @@ def _too_many(path: str, n: int, limit: int) -> FieldError:
 
 
 def _success_policy_struct(policy: dict[str, Any]) -> str:
-    rules = policy.get("rules")
-    if not isinstance(rules, list):
-        return "batch.SuccessPolicy{Rules:[]batch.SuccessPolicyRule(nil)}"
-    shown = ", ".join(f"batch.SuccessPolicyRule{{SucceededIndexes:{go_pointer(as_dict(r).get('succeededIndexes'), '*string')}, "
-                      f"SucceededCount:{go_pointer(as_dict(r).get('succeededCount'), '*int32')}}}" for r in rules)
-    return "batch.SuccessPolicy{Rules:[]batch.SuccessPolicyRule{" + shown + "}}"
+    """`%#v` of the dereferenced `*batch.SuccessPolicy`."""
+    return go_sharp_v(policy, "batch.SuccessPolicy")
 
 
 def _on_exit_codes(req: dict[str, Any], path: str, containers: set[str]) -> list[FieldError]:
