@@ -144,7 +144,7 @@ def _value(value: Any, go_type: str, depth: int) -> str:
 
 def _pointer(value: Any, go_type: str, depth: int) -> str:
     elem = go_type[1:]
-    if elem == TIME and depth > 0:  # handleMethods: the pointer's promoted GoString (a nil one panics: <nil>)
+    if elem == TIME:  # handleMethods, at any depth: the pointer's promoted GoString (a nil one panics: <nil>)
         return "<nil>" if value is None else go_time(value)
     if value is None:
         return f"({go_type})(nil)"

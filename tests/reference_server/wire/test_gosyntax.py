@@ -77,6 +77,7 @@ def test_time_go_string() -> None:
     assert go_time("2024-02-03T04:05:06.5+01:00") == \
         "time.Date(2024, time.February, 3, 3, 5, 6, 500000000, time.Local)"
     assert go_time(None) == "time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)"
+    assert sharp_v(None, "*v1.Time") == "<nil>"  # printArg's handleMethods runs at the top too
     assert sharp_v([None, "2024-02-03T04:05:06Z"], "[]*v1.Time") == \
         "[]*v1.Time{<nil>, time.Date(2024, time.February, 3, 4, 5, 6, 0, time.Local)}"
 
