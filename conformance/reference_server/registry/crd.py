@@ -29,6 +29,7 @@ from .. import apierrors as E
 from ..apierrors import FieldError, field_invalid, field_not_supported, field_required
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
+from ..wire.gosyntax import sharp_v as go_sharp_v
 from . import crdnames, crdrules, crdschema, crlisttype, crschema, rehearsed
 from . import meta as M
 from .crconversion.cache import Caches, served_item
@@ -242,12 +243,12 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
         errs.append(field_not_supported("spec.scope", spec.get("scope"), ["Cluster", "Namespaced"]))
     versions = spec.get("versions")
     if not isinstance(versions, list) or not versions:
-        errs.append(field_invalid("spec.versions", versions, "must have exactly one version marked as storage "
-                                  "version"))
+        errs.append(field_invalid("spec.versions", go_versions(versions), "must have exactly one version marked as "
+                                  "storage version"))
         return errs
     if sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
-        errs.append(field_invalid("spec.versions", versions, "must have exactly one version marked as storage "
-                                  "version"))
+        errs.append(field_invalid("spec.versions", go_versions(versions), "must have exactly one version marked as "
+                                  "storage version"))
     for i, v in enumerate(versions):
         if not isinstance(v, dict) or not v.get("name"):
             errs.append(field_required(f"spec.versions[{i}].name"))
@@ -257,6 +258,32 @@ def validate_crd_spec(obj: dict[str, Any]) -> list[FieldError]:
             errs.append(field_required(f"spec.versions[{i}].schema.openAPIV3Schema", "schemas are required"))
         errs += validate_subresources(v.get("subresources"), f"spec.versions[{i}].subresources")
     return errs
+
+
+_PER_VERSION = ("schema", "subresources", "additionalPrinterColumns", "selectableFields")
+
+
+def _semantic(value: Any) -> Any:
+    """A decoded value as `Semantic.DeepEqual` compares it: an empty slice is a nil one."""
+    if isinstance(value, dict):
+        return {k: _semantic(v) for k, v in value.items() if v != []}
+    if isinstance(value, list):
+        return [_semantic(v) for v in value] or None
+    return value
+
+
+def go_versions(versions: Any) -> E.GoValue:
+    """`spec.Versions` as `field.Invalid` prints it: `%#v` of the internal `[]CustomResourceDefinitionVersion`
+    the v1 conversion makes (apiextensions v1/conversion.go: a per-version schema, subresources, columns or
+    selectable fields that every version has alike is hoisted to the spec, leaving the versions' nil)."""
+    if isinstance(versions, list):
+        items = [dict(v) if isinstance(v, dict) else {} for v in versions]
+        for key in _PER_VERSION:
+            if items and all(_semantic(v.get(key)) == _semantic(items[0].get(key)) for v in items):
+                for v in items:
+                    v.pop(key, None)
+        versions = items
+    return E.GoValue(go_sharp_v(versions, "[]apiextensions.CustomResourceDefinitionVersion"))
 
 
 LOOPBACK_MANAGER = "kube-apiserver"  # kube-apiserver's loopback client's user agent, as managedFields name it

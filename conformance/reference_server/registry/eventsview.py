@@ -17,9 +17,10 @@ import dataclasses
 from typing import Any, Callable
 
 from .. import eventsv1
-from ..apierrors import FieldError, field_invalid, field_required
+from ..apierrors import FieldError, GoValue, field_invalid, field_required
 from ..storage import Store
 from ..storage.interface import DELETE, Event
+from ..wire.gosyntax import sharp_v, time_string
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .strategy import Strategy
@@ -173,6 +174,19 @@ def _series_errors(event: dict[str, Any]) -> list[FieldError]:
 _IMMUTABLE = ("involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp", "count", "reason",
               "type", "eventTime", "action", "related", "reportingComponent", "reportingInstance")
 _PATHS = {"reportingComponent": "reportingController"}
+_STRUCTS = {"involvedObject": "core.ObjectReference", "source": "core.EventSource", "related": "core.ObjectReference"}
+_TIMES = ("firstTimestamp", "lastTimestamp", "eventTime")
+
+
+def _bad_value(name: str, value: Any) -> Any:
+    """An immutable field's new value as `ValidateImmutableField`'s `field.Invalid` prints the internal `core.Event`'s
+    field: a struct (`Related` a pointer, dereferenced or nil) as Go's `%#v`, a `metav1.Time`/`MicroTime` by its
+    `String()` (a `fmt.Stringer`), an absent string "" and an absent count 0."""
+    if name in _TIMES:
+        return GoValue(time_string(value))
+    if name in _STRUCTS:
+        return None if name == "related" and value is None else GoValue(sharp_v(value, _STRUCTS[name]))
+    return value or (0 if name == "count" else "")
 
 
 class EventsV1Strategy(Strategy):
@@ -206,7 +220,8 @@ class EventsV1Strategy(Strategy):
             errs += _series_errors(event)
         for name in _IMMUTABLE:
             if event.get(name) != before.get(name):
-                errs.append(field_invalid(_PATHS.get(name, name), event.get(name), "field is immutable"))
+                errs.append(field_invalid(_PATHS.get(name, name), _bad_value(name, event.get(name)),
+                                          "field is immutable"))
         return errs
 
 

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from .. import apierrors as E
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported
+from ..wire.gosyntax import sharp_v as go_sharp_v
 from .admissionregistration import validate_label_selector
 from .gateddrops import DropsDisabledFields
 from .group import GroupStore
@@ -292,8 +293,9 @@ class VolumeAttachmentStrategy(SpecStrategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old)
-        if new.get("spec") != old.get("spec"):
-            errs.append(field_invalid("spec", new.get("spec"), "field is immutable"))
+        if new.get("spec") != old.get("spec"):  # the internal spec, Go's %#v
+            errs.append(field_invalid("spec", E.GoValue(go_sharp_v(new.get("spec"), "storage.VolumeAttachmentSpec")),
+                                      "field is immutable"))
         return errs
 
 
@@ -317,8 +319,11 @@ class CSIStorageCapacityStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errs = super().validate_update(new, old) + self._errors(new)
-        for key in ("storageClassName", "nodeTopology"):
-            errs += _immutable(key, new.get(key), old.get(key))
+        if new.get("nodeTopology") != old.get("nodeTopology"):  # a *metav1.LabelSelector: nil, or the struct
+            topology = new.get("nodeTopology")
+            errs.append(field_invalid("nodeTopology", None if topology is None else
+                                      E.GoValue(go_sharp_v(topology, "v1.LabelSelector")), "field is immutable"))
+        errs += _immutable("storageClassName", new.get("storageClassName"), old.get("storageClassName"))
         return errs
 
 

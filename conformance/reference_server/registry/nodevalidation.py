@@ -26,6 +26,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
 from ..goport.gofmt import go_quote, sharp_v_strings
+from ..wire.gosyntax import sharp_v
 from .groupvalidation.formats import INVALID_CIDR, parse_cidr_sloppy
 from .nodeannotations import annotation_errors
 from .podvalidation.podspec import TAINT_EFFECTS
@@ -42,10 +43,10 @@ def _text(value: Any) -> str:
 
 
 def taint_struct(taint: dict[str, Any]) -> str:
-    """Go's `%#v` of a `core.Taint` (a set timeAdded is a pointer: its address is unknowable)."""
-    added = "(*v1.Time)(nil)" if taint.get("timeAdded") is None else "(*v1.Time)(0xc000000000)"
-    return (f"core.Taint{{Key:{go_quote(_text(taint.get('key')))}, Value:{go_quote(_text(taint.get('value')))}, "
-            f"Effect:{go_quote(_text(taint.get('effect')))}, TimeAdded:{added}}}")
+    """Go's `%#v` of a `core.Taint`: its `*metav1.Time` is printed by the promoted `time.Time.GoString`
+    (`time.Date(...)`), a nil one `<nil>` (the method panics on it; fmt's `catchPanic`)."""
+    fields = {k: _text(taint.get(k)) for k in ("key", "value", "effect")}
+    return sharp_v({**fields, "timeAdded": taint.get("timeAdded")}, "core.Taint")
 
 
 def taint_errors(taints: Any, path: str = TAINTS_PATH) -> list[FieldError]:

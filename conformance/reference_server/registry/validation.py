@@ -7,6 +7,7 @@ from typing import Any
 
 from ..apierrors import FieldError, GoValue, field_forbidden, field_invalid, field_required
 from ..goport.gofmt import sharp_v_strings
+from ..wire.gosyntax import sharp_v as go_sharp_v
 from .meta import parse_time
 
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -296,7 +297,8 @@ def kube_finalizer_errors(finalizers: Any) -> list[FieldError]:
 def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences") -> list[FieldError]:
     """apimachinery `ValidateOwnerReferences` (api/validation/objectmeta.go): apiVersion (with a version), kind,
     name and uid required, no Event owner, at most one `controller: true` (paths without an index, as upstream).
-    Upstream does not refuse an object naming itself (its own UID) as owner, nor an owner that does not exist."""
+    Upstream does not refuse an object naming itself (its own UID) as owner, nor an owner that does not exist.
+    A reference, or the list, as a bad value is Go's `%#v` of the `metav1.OwnerReference` struct(s)."""
     errs: list[FieldError] = []
     if not isinstance(refs, list):
         return errs
@@ -315,12 +317,14 @@ def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences")
         if not ref.get("uid"):
             errs.append(field_invalid(f"{path}.uid", str(ref.get("uid") or ""), "uid must not be empty"))
         if (group, version, kind) == ("", "v1", "Event"):
-            errs.append(field_invalid(path, ref, "/v1, Kind=Event is disallowed from being an owner"))
+            errs.append(field_invalid(path, GoValue(go_sharp_v(ref, "v1.OwnerReference")),
+                                      "/v1, Kind=Event is disallowed from being an owner"))
         if ref.get("controller") is True:
             current = f"{kind}/{ref.get('name') or ''}"
             if first_controller:
-                errs.append(field_invalid(path, refs, 'Only one reference can have Controller set to true. Found '
-                                                      f'"true" in references for {first_controller} and {current}'))
+                errs.append(field_invalid(path, GoValue(go_sharp_v(refs, "[]v1.OwnerReference")),
+                                          'Only one reference can have Controller set to true. Found '
+                                          f'"true" in references for {first_controller} and {current}'))
             else:
                 first_controller = current
     return errs

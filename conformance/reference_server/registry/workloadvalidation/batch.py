@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...apierrors import FieldError, field_invalid, field_not_supported, field_required
+from ...apierrors import FieldError, GoValue, field_invalid, field_not_supported, field_required
 from ...goport.gofmt import q_strings, sharp_v_ints
+from ...wire.gosyntax import sharp_v as go_sharp_v
 
 from ..groupvalidation.formats import domain_prefixed_path
 from ..groupvalidation.storage import too_long
@@ -27,7 +28,7 @@ from ..podvalidation.fields import field_duplicate, integer, nonnegative
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_qualified_name
 from .cron import CronError, load_location_error, parse_standard
-from .gofmt import go_label_selector, go_pointer, go_string_map
+from .gofmt import go_label_selector, go_string_map
 from .labelselector import selector_matches, selector_parses, validate_label_selector
 
 MAX_PARALLELISM_INDEXED = 100_000
@@ -48,12 +49,8 @@ def _too_many(path: str, n: int, limit: int) -> FieldError:
 
 
 def _success_policy_struct(policy: dict[str, Any]) -> str:
-    rules = policy.get("rules")
-    if not isinstance(rules, list):
-        return "batch.SuccessPolicy{Rules:[]batch.SuccessPolicyRule(nil)}"
-    shown = ", ".join(f"batch.SuccessPolicyRule{{SucceededIndexes:{go_pointer(as_dict(r).get('succeededIndexes'), '*string')}, "
-                      f"SucceededCount:{go_pointer(as_dict(r).get('succeededCount'), '*int32')}}}" for r in rules)
-    return "batch.SuccessPolicy{Rules:[]batch.SuccessPolicyRule{" + shown + "}}"
+    """`%#v` of the dereferenced `*batch.SuccessPolicy`."""
+    return go_sharp_v(policy, "batch.SuccessPolicy")
 
 
 def _on_exit_codes(req: dict[str, Any], path: str, containers: set[str]) -> list[FieldError]:
@@ -328,6 +325,10 @@ def validate_job(job: dict[str, Any], *, prefixed: bool = True, old_template: An
     return errs
 
 
+# the internal struct behind a pointer field `ValidateImmutableField` may print (dereferenced: Go's %#v)
+_GO_STRUCTS = {"spec.podFailurePolicy": "batch.PodFailurePolicy", "spec.successPolicy": "batch.SuccessPolicy"}
+
+
 def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
     """`ValidateImmutableField` (a nil/absent value and an empty one are equal to `Semantic.DeepEqual`)."""
     from .apps import _semantic
@@ -337,6 +338,8 @@ def _immutable(new: Any, old: Any, path: str) -> list[FieldError]:
     if path.endswith("selector"):
         shown = go_label_selector(new) if isinstance(new, dict) else "null"
         return [FieldError("FieldValueInvalid", path, f"Invalid value: {shown}: field is immutable")]
+    if path in _GO_STRUCTS and new is not None:
+        new = GoValue(go_sharp_v(new, _GO_STRUCTS[path]))
     return [field_invalid(path, new, "field is immutable")]
 
 
