@@ -207,7 +207,11 @@ class StorageClassStrategy(Strategy):
         return super().validate(obj) + self._errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old) + self._errors(new)
+        return super().validate_update(new, old) + self._errors(new) + self.update_checks(new, old)
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateStorageClassUpdate` after its `ValidateObjectMetaUpdate`."""
+        errs: list[FieldError] = []
         if (new.get("parameters") or {}) != (old.get("parameters") or {}):
             errs.append(field_forbidden("parameters", "updates to parameters are forbidden."))
         if new.get("provisioner") != old.get("provisioner"):
@@ -359,7 +363,7 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
         "StorageClass", "storageclasses", ("sc",), namespaced=False, returns_deleted=True,
         fields=frozenset({"provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
                           "volumeBindingMode", "allowedTopologies"}),
-        update_meta_calls="MU"), StorageClassStrategy),  # strategy: ValidateStorageClass, ValidateStorageClassUpdate
+        update_meta_calls="MVUC"), StorageClassStrategy),  # strategy: ValidateStorageClass, ValidateStorageClassUpdate
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
                                             name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
     # csinode strategy.go: `ValidateCSINode`, then `ValidateCSINodeUpdate`, which runs it again (no ...MetaUpdate)

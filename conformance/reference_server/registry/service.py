@@ -292,11 +292,14 @@ class ServiceStrategy(Strategy):
             nodeports.health_check_requested(nspec, op)  # `updateHealthCheckNodePort`'s case 1: its 500
         return []
 
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateServiceUpdate`'s own checks, between its `ValidateObjectMetaUpdate` and `ValidateService`."""
         nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
-        return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
-                + self._validate_spec(new.get("spec")))
+        return _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self.update_checks(new, old) + self._validate_spec(new.get("spec"))
 
 
 def _traffic_distribution(spec: dict[str, Any]) -> list[FieldError]:
