@@ -276,7 +276,10 @@ class CSINodeStrategy(Strategy):
         return super().validate(obj) + self._errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self._errors(new) + csinode_update_errors(new, old)
+        return super().validate_update(new, old) + self._errors(new) + self.update_checks(new, old)
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return csinode_update_errors(new, old)
 
 
 class VolumeAttachmentStrategy(SpecStrategy):
@@ -368,8 +371,8 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
                                             name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
     # csinode strategy.go: `ValidateCSINode`, then `ValidateCSINodeUpdate`, which runs it again (no ...MetaUpdate)
     GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False,
-                                            returns_deleted=True, update_validates_meta=True, update_meta_calls="MM"),
-              CSINodeStrategy),
+                                            returns_deleted=True, update_validates_meta=True,
+                                            update_meta_calls="MVMVC"), CSINodeStrategy),
     # pkg/registry/storage/volumeattachment/strategy.go: the status strategy embeds the main one's ValidateUpdate,
     # `ValidateVolumeAttachment` then `ValidateVolumeAttachmentUpdate`, which runs `ValidateVolumeAttachment` again
     GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC, namespaced=False,

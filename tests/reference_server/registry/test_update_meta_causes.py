@@ -312,3 +312,32 @@ def test_a_namespace_lists_its_spec_between_its_metadata_calls() -> None:
         ["metadata.labels"] * 3 + ["spec.finalizers"] * len([e for e in errs if e.field == "spec.finalizers"])
         + ["metadata.labels"])
     assert any(e.field == "spec.finalizers" for e in errs)
+
+
+def test_a_kind_that_judges_itself_twice_lists_its_errors_twice(http: requests.Session, url: str,
+                                                                namespaces: NamespaceFactory) -> None:
+    """A RoleBinding's strategy runs `ValidateRoleBinding`, then `ValidateRoleBindingUpdate` (`ValidateRoleBinding`
+    again, `ValidateObjectMetaUpdate`, the `roleRef` check): `MVMVUC`; a PersistentVolume's `ValidatePersistentVolume`
+    twice, then its immutable fields: `MVMVC`."""
+    ns = namespaces.create("upr")["metadata"]["name"]
+    bindings = f"{url}/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings"
+    obj = _create(http, bindings, {"metadata": {"name": "rb"}, "subjects": [
+        {"kind": "User", "name": "u", "apiGroup": "rbac.authorization.k8s.io"}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}})
+    obj["subjects"] = [{"kind": "Bad", "name": "u"}]
+    obj["roleRef"]["name"] = "edit"
+    causes = _causes(_put_meta(http, bindings, obj, labels={"a": "-x"}))
+    subject = ("subjects[0].kind", 'Unsupported value: "Bad": supported values: "ServiceAccount", "User", "Group"')
+    assert causes == [BAD_LABEL] * 3 + [subject, BAD_LABEL, subject, BAD_LABEL] + [
+        ("roleRef", 'Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", '
+                    'Name:"edit"}: cannot change roleRef')]
+    collection = f"{url}/api/v1/persistentvolumes"
+    name = f"upr-{uuid.uuid4().hex[:8]}"
+    obj = _create(http, collection, {"metadata": {"name": name}, "spec": PV_SPEC})
+    try:
+        obj["spec"] = {**obj["spec"], "accessModes": ["Bad"], "volumeMode": "Block"}
+        causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+        assert [f for f, _ in causes] == ["metadata.labels"] * 3 + ["spec.accessModes", "metadata.labels",
+                                                                    "spec.accessModes", "volumeMode"]
+    finally:
+        http.delete(f"{collection}/{name}")
