@@ -341,3 +341,16 @@ def test_a_kind_that_judges_itself_twice_lists_its_errors_twice(http: requests.S
                                                                     "spec.accessModes", "volumeMode"]
     finally:
         http.delete(f"{collection}/{name}")
+
+
+def test_a_job_judges_itself_then_its_update(http: requests.Session, url: str, namespaces: NamespaceFactory) -> None:
+    """job strategy.go: `ValidateJob` (metadata, then the spec), then `ValidateJobUpdate` (metadata update, then
+    `ValidateJobSpecUpdate`, which judges the spec again): `MVUC`."""
+    ns = namespaces.create("upr")["metadata"]["name"]
+    collection = f"{url}/apis/batch/v1/namespaces/{ns}/jobs"
+    obj = _create(http, collection, {"metadata": {"name": "j"}, "spec": {
+        "template": {"spec": {**POD_SPEC, "restartPolicy": "Never"}}}})
+    obj["spec"]["parallelism"] = -1
+    causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+    parallelism = ("spec.parallelism", "Invalid value: -1: must be greater than or equal to 0")
+    assert causes == [BAD_LABEL] * 3 + [parallelism, BAD_LABEL, parallelism]
