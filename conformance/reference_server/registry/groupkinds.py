@@ -298,10 +298,12 @@ class VolumeAttachmentStrategy(SpecStrategy):
         return volume_attachment_spec_errors(spec)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old)
-        if new.get("spec") != old.get("spec"):
-            errs.append(field_invalid("spec", new.get("spec"), "field is immutable"))
-        return errs
+        return super().validate_update(new, old) + self.update_checks(new, old)
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateVolumeAttachmentUpdate` after its `ValidateVolumeAttachment`: the spec is read-only."""
+        return [field_invalid("spec", new.get("spec"), "field is immutable")] if new.get("spec") != old.get("spec") \
+            else []
 
 
 class CSIStorageCapacityStrategy(Strategy):
@@ -374,10 +376,11 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
                                             returns_deleted=True, update_validates_meta=True,
                                             update_meta_calls="MVMVC"), CSINodeStrategy),
     # pkg/registry/storage/volumeattachment/strategy.go: the status strategy embeds the main one's ValidateUpdate,
-    # `ValidateVolumeAttachment` then `ValidateVolumeAttachmentUpdate`, which runs `ValidateVolumeAttachment` again
+    # `ValidateVolumeAttachment` then `ValidateVolumeAttachmentUpdate`, which runs `ValidateVolumeAttachment` again,
+    # then judges the spec read-only
     GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC, namespaced=False,
                                             returns_deleted=True, update_validates_meta=True,
-                                            status_validates_meta=True, update_meta_calls="MM"),
+                                            status_validates_meta=True, update_meta_calls="MVMVC"),
               VolumeAttachmentStrategy),
     GroupKind("storage.k8s.io", "v1", _info(
         "CSIStorageCapacity", "csistoragecapacities",

@@ -354,3 +354,19 @@ def test_a_job_judges_itself_then_its_update(http: requests.Session, url: str, n
     causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
     parallelism = ("spec.parallelism", "Invalid value: -1: must be greater than or equal to 0")
     assert causes == [BAD_LABEL] * 3 + [parallelism, BAD_LABEL, parallelism]
+
+
+def test_a_volume_attachment_judges_itself_twice_then_its_read_only_spec(http: requests.Session, url: str) -> None:
+    """volumeattachment strategy.go: `ValidateVolumeAttachment`, then `ValidateVolumeAttachmentUpdate` (the same
+    again, then `spec: field is immutable`): `MVMVC`."""
+    collection = f"{url}/apis/storage.k8s.io/v1/volumeattachments"
+    name = f"upr-{uuid.uuid4().hex[:8]}"
+    obj = _create(http, collection, {"metadata": {"name": name}, "spec": {
+        "attacher": "example.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv"}}})
+    try:
+        obj["spec"]["nodeName"] = "Bad_Node"
+        causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+        assert [f for f, _ in causes] == ["metadata.labels"] * 3 + ["spec.nodeName", "metadata.labels",
+                                                                    "spec.nodeName", "spec"]
+    finally:
+        http.delete(f"{collection}/{name}")
