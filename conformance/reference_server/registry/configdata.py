@@ -161,5 +161,5 @@ class SecretStrategy(Strategy):
         return super().validate_update(new, old) + self.update_checks(new, old) + secret_errors(new)
 
 
-__all__ = ["ConfigMapStrategy", "MAX_SECRET_SIZE", "SecretStrategy", "config_map_errors", "immutable_errors",
+__all__ = ["MAX_SECRET_SIZE", "ConfigMapStrategy", "SecretStrategy", "config_map_errors", "immutable_errors",
            "secret_errors"]

@@ -90,11 +90,11 @@ def test_a_secrets_keys_size_and_type(http: requests.Session, url: str, namespac
         ("metadata.annotations[kubernetes.io/service-account.name]", "Required value")]
     assert refused({"type": "kubernetes.io/dockercfg"}) == [("data[.dockercfg]", "Required value")]
     assert refused({"type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": _b64("{x")}}) == [
-        ("data[.dockerconfigjson]", 'Invalid value: "<secret contents redacted>": invalid character \'x\' looking '
-                                    "for beginning of object key string")]
+        ("data[.dockerconfigjson]", ('Invalid value: "<secret contents redacted>": invalid character \'x\' looking '
+                                     "for beginning of object key string"))]
     assert refused({"type": "kubernetes.io/dockercfg", "data": {".dockercfg": _b64("[]")}}) == [
-        ("data[.dockercfg]", 'Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go '
-                             "value of type map[string]interface {}")]
+        ("data[.dockercfg]", ('Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go '
+                              "value of type map[string]interface {}"))]
     for body in ({"type": "kubernetes.io/basic-auth", "data": {"password": ""}},
                  {"type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": _b64("{}")}},
                  {"type": "example.com/any", "stringData": {"k": "v"}}):

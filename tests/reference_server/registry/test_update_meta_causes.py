@@ -329,8 +329,8 @@ def test_a_kind_that_judges_itself_twice_lists_its_errors_twice(http: requests.S
     causes = _causes(_put_meta(http, bindings, obj, labels={"a": "-x"}))
     subject = ("subjects[0].kind", 'Unsupported value: "Bad": supported values: "ServiceAccount", "User", "Group"')
     assert causes == [BAD_LABEL] * 3 + [subject, BAD_LABEL, subject, BAD_LABEL] + [
-        ("roleRef", 'Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", '
-                    'Name:"edit"}: cannot change roleRef')]
+        ("roleRef", ('Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", '
+                     'Name:"edit"}: cannot change roleRef'))]
     collection = f"{url}/api/v1/persistentvolumes"
     name = f"upr-{uuid.uuid4().hex[:8]}"
     obj = _create(http, collection, {"metadata": {"name": name}, "spec": PV_SPEC})
