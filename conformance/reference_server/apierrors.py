@@ -131,6 +131,9 @@ class FieldError:
         return f"{self.field}: {self.body}"
 
     def cause(self) -> dict[str, str]:
+        """A `StatusCause` (its `field` `omitempty`: an error at the empty path has none)."""
+        if not self.field:
+            return {"reason": self.type, "message": self.body}
         return {"reason": self.type, "message": self.body, "field": self.field}
 
 

@@ -78,12 +78,16 @@ def test_unknown_field_warning_quotes_like_go(srv, ns):
 
 # ---- 2. a lone surrogate becomes U+FFFD, as Go's decoder does --------------------------------------
 def test_lone_surrogate_is_replaced_not_stored_raw(srv, ns):
-    body = '{"metadata":{"name":"sur","annotations":{"a":"x\\ud800y"}},"data":{"k\\udc00":"\\ud83d"}}'
+    body = '{"metadata":{"name":"sur","annotations":{"a":"x\\ud800y"}},"data":{"k":"\\ud83d"}}'
     r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", data=body,
                       headers={"Content-Type": "application/json"}, timeout=10)
     obj = assert_clean(r, 201)
     assert obj["metadata"]["annotations"]["a"] == "x\ufffdy"
-    assert obj["data"] == {"k\ufffd": "\ufffd"}
+    assert obj["data"] == {"k": "\ufffd"}
+    # in a key, the replacement is what `IsConfigMapKey` judges (and refuses)
+    r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps", data='{"metadata":{"name":"k"},'
+                      '"data":{"k\\udc00":""}}', headers={"Content-Type": "application/json"}, timeout=10)
+    assert [c["field"] for c in assert_clean(r, 422)["details"]["causes"]] == ["data[k\ufffd]"]
     assert_lists_work(srv.url, ns)
     # a valid pair stays one character
     r = requests.post(f"{srv.url}/api/v1/namespaces/{ns}/configmaps",

@@ -27,8 +27,9 @@ GROUP = "rbac.authorization.k8s.io"
 VERSION = "v1"
 GROUP_VERSION = f"{GROUP}/{VERSION}"
 # the strategies' `ValidateUpdate` is `ValidateX` then `ValidateXUpdate`, itself `ValidateX` then
-# `ValidateObjectMetaUpdate` (pkg/registry/rbac/*/strategy.go, pkg/apis/rbac/validation)
-_MMU = "MMU"
+# `ValidateObjectMetaUpdate`, then a binding's `roleRef` check (pkg/registry/rbac/*/strategy.go,
+# pkg/apis/rbac/validation): the rules or subjects are judged twice
+_MMU = "MVMVUC"
 RBAC_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 ROLES = ResourceInfo("Role", "roles", "role", (), RBAC_VERBS, namespaced=True,
@@ -180,13 +181,18 @@ def validate_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError
     """`Validate*Update`: object validation, metadata update rules, and the immutable `roleRef`."""
     errs = validate(new, check_name=False)
     errs += validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    if new.get("kind") in ("RoleBinding", "ClusterRoleBinding"):
-        nr, orr = new.get("roleRef") or {}, old.get("roleRef") or {}
-        key = ("apiGroup", "kind", "name")
-        if tuple(nr.get(k) or "" for k in key) != tuple(orr.get(k) or "" for k in key):
-            errs.append(FieldError("FieldValueInvalid", "roleRef",
-                                   f"Invalid value: {_go_role_ref(nr)}: cannot change roleRef"))
-    return errs
+    return errs + role_ref_update_errors(new, old)
+
+
+def role_ref_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """A binding's `Validate*BindingUpdate` after its `ValidateObjectMetaUpdate`: `roleRef` may not change."""
+    if new.get("kind") not in ("RoleBinding", "ClusterRoleBinding"):
+        return []
+    nr, orr = new.get("roleRef") or {}, old.get("roleRef") or {}
+    key = ("apiGroup", "kind", "name")
+    if tuple(nr.get(k) or "" for k in key) != tuple(orr.get(k) or "" for k in key):
+        return [FieldError("FieldValueInvalid", "roleRef", f"Invalid value: {_go_role_ref(nr)}: cannot change roleRef")]
+    return []
 
 
 class RbacStrategy(Strategy):
@@ -216,3 +222,6 @@ class RbacStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return validate_update({**new, "kind": self.info.kind}, {**old, "kind": self.info.kind})
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return role_ref_update_errors({**new, "kind": self.info.kind}, old)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..deviations import NONE, Deviations
 from ..storage import Store
+from .configdata import ConfigMapStrategy, SecretStrategy
 from .endpoints import EndpointsStrategy
 from .kinds import CLUSTER_KINDS, CONTENT_KINDS, FINALIZE_AS_CONTENT, NAMESPACES, ResourceInfo
 from .namespace import NamespaceStore
@@ -34,6 +35,8 @@ class Registry:
             kinds.append(FINALIZE_AS_CONTENT)
         self._content = {k.plural: GenericStore(k, store, deviations=deviations) for k in kinds}
         self._content["pods"].strategy = PodStrategy(self._content["pods"].info)
+        self._content["configmaps"].strategy = ConfigMapStrategy(self._content["configmaps"].info)
+        self._content["secrets"].strategy = SecretStrategy(self._content["secrets"].info)
         self._add_pod_updates(self._content["pods"])
         self._content["endpoints"].strategy = EndpointsStrategy(self._content["endpoints"].info)
         self._content["resourcequotas"].strategy = ResourceQuotaStrategy(self._content["resourcequotas"].info)

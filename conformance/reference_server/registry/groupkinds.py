@@ -208,7 +208,11 @@ class StorageClassStrategy(Strategy):
         return super().validate(obj) + self._errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old) + self._errors(new)
+        return super().validate_update(new, old) + self._errors(new) + self.update_checks(new, old)
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateStorageClassUpdate` after its `ValidateObjectMetaUpdate`."""
+        errs: list[FieldError] = []
         if (new.get("parameters") or {}) != (old.get("parameters") or {}):
             errs.append(field_forbidden("parameters", "updates to parameters are forbidden."))
         if new.get("provisioner") != old.get("provisioner"):
@@ -273,7 +277,10 @@ class CSINodeStrategy(Strategy):
         return super().validate(obj) + self._errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return super().validate_update(new, old) + self._errors(new) + csinode_update_errors(new, old)
+        return super().validate_update(new, old) + self._errors(new) + self.update_checks(new, old)
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return csinode_update_errors(new, old)
 
 
 class VolumeAttachmentStrategy(SpecStrategy):
@@ -292,11 +299,15 @@ class VolumeAttachmentStrategy(SpecStrategy):
         return volume_attachment_spec_errors(spec)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errs = super().validate_update(new, old)
-        if new.get("spec") != old.get("spec"):  # the internal spec, Go's %#v
-            errs.append(field_invalid("spec", E.GoValue(go_sharp_v(new.get("spec"), "storage.VolumeAttachmentSpec")),
-                                      "field is immutable"))
-        return errs
+        return super().validate_update(new, old) + self.update_checks(new, old)
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateVolumeAttachmentUpdate` after its `ValidateVolumeAttachment`: the spec is read-only (the
+        internal spec, Go's %#v)."""
+        if new.get("spec") == old.get("spec"):
+            return []
+        return [field_invalid("spec", E.GoValue(go_sharp_v(new.get("spec"), "storage.VolumeAttachmentSpec")),
+                              "field is immutable")]
 
 
 class CSIStorageCapacityStrategy(Strategy):
@@ -364,18 +375,19 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
         "StorageClass", "storageclasses", ("sc",), namespaced=False, returns_deleted=True,
         fields=frozenset({"provisioner", "parameters", "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
                           "volumeBindingMode", "allowedTopologies"}),
-        update_meta_calls="MU"), StorageClassStrategy),  # strategy: ValidateStorageClass, ValidateStorageClassUpdate
+        update_meta_calls="MVUC"), StorageClassStrategy),  # strategy: ValidateStorageClass, ValidateStorageClassUpdate
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
                                             name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
     # csinode strategy.go: `ValidateCSINode`, then `ValidateCSINodeUpdate`, which runs it again (no ...MetaUpdate)
     GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False,
-                                            returns_deleted=True, update_validates_meta=True, update_meta_calls="MM"),
-              CSINodeStrategy),
+                                            returns_deleted=True, update_validates_meta=True,
+                                            update_meta_calls="MVMVC"), CSINodeStrategy),
     # pkg/registry/storage/volumeattachment/strategy.go: the status strategy embeds the main one's ValidateUpdate,
-    # `ValidateVolumeAttachment` then `ValidateVolumeAttachmentUpdate`, which runs `ValidateVolumeAttachment` again
+    # `ValidateVolumeAttachment` then `ValidateVolumeAttachmentUpdate`, which runs `ValidateVolumeAttachment` again,
+    # then judges the spec read-only
     GroupKind("storage.k8s.io", "v1", _info("VolumeAttachment", "volumeattachments", fields=_SPEC, namespaced=False,
                                             returns_deleted=True, update_validates_meta=True,
-                                            status_validates_meta=True, update_meta_calls="MM"),
+                                            status_validates_meta=True, update_meta_calls="MVMVC"),
               VolumeAttachmentStrategy),
     GroupKind("storage.k8s.io", "v1", _info(
         "CSIStorageCapacity", "csistoragecapacities",

@@ -56,18 +56,19 @@ NAMESPACES = ResourceInfo(
     verbs=("create", "delete", "get", "list", "patch", "update", "watch"), namespaced=False,
     fields=frozenset({"spec", "status"}), name_rule="label",
     selectable_fields=("metadata.name", "status.phase"), custom_field_labels=True, return_deleted_object=True,
-    update_meta_calls="MU")  # namespace strategy.go: `ValidateNamespace` then `ValidateNamespaceUpdate`
+    update_meta_calls="MVU")  # namespace strategy.go: `ValidateNamespace` then `ValidateNamespaceUpdate`
 
 CONTENT_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("ConfigMap", "configmaps", "configmap", ("cm",),
-                 fields=frozenset({"data", "binaryData", "immutable"}), update_validates_meta=True),
+                 fields=frozenset({"data", "binaryData", "immutable"}), update_validates_meta=True,
+                 update_meta_calls="UCMV"),  # `ValidateConfigMapUpdate`: ...MetaUpdate, immutable, ValidateConfigMap
     ResourceInfo("Secret", "secrets", "secret", (), fields=frozenset({"data", "stringData", "type", "immutable"}),
                  selectable_fields=("metadata.name", "metadata.namespace", "type"), custom_field_labels=True,
-                 update_validates_meta=True),
+                 update_validates_meta=True, update_meta_calls="UCMV"),  # `ValidateSecretUpdate`: the same
     ResourceInfo("Service", "services", "service", ("svc",), fields=frozenset({"spec", "status"}), categories=("all",),
                  verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
                  name_rule="label1035", return_deleted_object=True, custom_field_labels=True,
-                 update_validates_meta=True,
+                 update_validates_meta=True, update_meta_calls="UCMV",  # `ValidateServiceUpdate`
                  selectable_fields=("metadata.name", "metadata.namespace", "spec.clusterIP", "spec.type")),
     ResourceInfo("ServiceAccount", "serviceaccounts", "serviceaccount", ("sa",),
                  fields=frozenset({"secrets", "imagePullSecrets", "automountServiceAccountToken"}),
@@ -109,10 +110,10 @@ CONTENT_KINDS: tuple[ResourceInfo, ...] = (
 CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
     ResourceInfo("Node", "nodes", "node", ("no",), namespaced=False, fields=frozenset({"spec", "status"}),
                  selectable_fields=("metadata.name", "spec.unschedulable"), custom_field_labels=True,
-                 update_meta_calls="MU"),  # node strategy.go: `ValidateNode`, then `ValidateNodeUpdate`
+                 update_meta_calls="MVUC"),  # node strategy.go: `ValidateNode`, then `ValidateNodeUpdate`
     ResourceInfo("PersistentVolume", "persistentvolumes", "persistentvolume", ("pv",), namespaced=False,
                  fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True,
-                 update_meta_calls="MM"),  # strategy: `ValidatePersistentVolume`, then the Update's (runs it again)
+                 update_meta_calls="MVMVC"),  # strategy: `ValidatePersistentVolume`, then the Update's (runs it again)
     ResourceInfo("ComponentStatus", "componentstatuses", "componentstatus", ("cs",), verbs=("get", "list"),
                  namespaced=False, fields=frozenset({"conditions"}),
                  deprecation="v1 ComponentStatus is deprecated in v1.19+"),

@@ -71,6 +71,9 @@ class NodeStrategy(DropsDisabledFields, Strategy):
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return super().validate(obj) + node_errors(obj)
 
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return node_update_errors(new, old)
+
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidateNode(new)` (its metadata checks too, as upstream repeats them) + `ValidateNodeUpdate`."""
         return self.validate(new) + super().validate_update(new, old) + node_update_errors(new, old)

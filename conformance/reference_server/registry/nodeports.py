@@ -8,7 +8,9 @@ LoadBalancer with `allocateLoadBalancerNodePorts: false` gets none it did not as
 checks that the port is not held, and `AllocateNext` answers a dummy: one above the highest port the operation
 holds, 32769 for its first, outside the range: it is never stored), `allocHealthCheckNodePort` (a LoadBalancer
 with `externalTrafficPolicy: Local` gets a `healthCheckNodePort` from the same operation) and
-`portallocator/allocator.go` (`ErrNotInRange`, `ErrAllocated`, `ErrFull`).
+`portallocator/allocator.go` (`ErrNotInRange`, `ErrAllocated`, `ErrFull`). An update's (`updateNodePorts`)
+shares nothing: each port without a nodePort draws its own, and two entries of one protocol naming one nodePort are
+its plain `duplicate nodePort` error (a 500).
 """
 from __future__ import annotations
 
@@ -57,11 +59,17 @@ class Operation:
         return value
 
 
+def should_allocate(spec: dict[str, Any]) -> bool:
+    """`shouldAllocateNodePorts`: a NodePort Service, or a LoadBalancer unless `allocateLoadBalancerNodePorts`
+    is false."""
+    typ = spec.get("type")
+    return typ == "NodePort" or (typ == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
+
+
 def plan(spec: dict[str, Any], op: Operation) -> tuple[list[FieldError], dict[int, int]]:
     """`initNodePorts`: the nodePort of each port that gets one, by index, or the first refusal."""
     ports = as_list(spec.get("ports"))
-    typ = spec.get("type")
-    should = typ == "NodePort" or (typ == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
+    should = should_allocate(spec)
     by_port: dict[Any, int] = {}
     out: dict[int, int] = {}
 
@@ -97,15 +105,42 @@ def update_refusal(spec: dict[str, Any], old_spec: dict[str, Any], op: Operation
     `shouldAllocateNodePorts`) draws the next free one, which canonicalizing does here."""
     old = {p.get("nodePort") for p in as_list(old_spec.get("ports")) if isinstance(p, dict) and p.get("nodePort")}
     taken: set[Any] = set()
+    seen: set[tuple[Any, Any]] = set()  # `newNodePorts`: (protocol, nodePort) of the entries before
     for i, p in enumerate(as_list(spec.get("ports"))):
         node_port = p.get("nodePort") if isinstance(p, dict) else None
-        if not node_port or node_port in old or node_port in taken:
-            continue
-        why = op.allocate(node_port)
-        if why is not None:
-            return [FieldError("FieldValueInvalid", f"spec.ports[{i}].nodePort", f"Invalid value: {node_port}: {why}")]
-        taken.add(node_port)
+        if not node_port:
+            continue  # (one drawn is free: `update_draws`)
+        if node_port not in old and node_port not in taken:
+            why = op.allocate(node_port)
+            if why is not None:
+                return [FieldError("FieldValueInvalid", f"spec.ports[{i}].nodePort",
+                                   f"Invalid value: {node_port}: {why}")]
+            taken.add(node_port)
+        key = (p.get("protocol") or "", node_port)
+        if key in seen:  # `containsNodePort`: a plain error, which `ErrorToAPIStatus` answers as a reasonless 500
+            raise E.StatusError(E.status_dict(500, None, f"duplicate nodePort: {{{key[0]} {node_port}}}"))
+        seen.add(key)
     return []
+
+
+def update_draws(spec: dict[str, Any], old_spec: dict[str, Any], op: Operation) -> dict[int, int]:
+    """`updateNodePorts`' draws, its loop in order: a port's nodePort that the old Service did not hold is held
+    by the operation (`update_refusal` judged it), and where `shouldAllocateNodePorts` a port without one gets the
+    next free one of its own (`AllocateNext` per entry: none shared by port number as `initNodePorts` shares
+    them; a dry run's dummies one above the highest the operation holds). The draws, by index."""
+    old = {p.get("nodePort") for p in as_list(old_spec.get("ports")) if isinstance(p, dict) and p.get("nodePort")}
+    should = should_allocate(spec)
+    out: dict[int, int] = {}
+    for i, p in enumerate(as_list(spec.get("ports"))):
+        if not isinstance(p, dict):
+            continue
+        node_port = p.get("nodePort")
+        if node_port:
+            if node_port not in old and node_port not in op.held:
+                op.allocate(node_port)
+        elif should:
+            out[i] = op.allocate_next(i)
+    return out
 
 
 def needs_health_check(spec: dict[str, Any]) -> bool:
@@ -142,4 +177,4 @@ def health_check(spec: dict[str, Any], op: Operation) -> int | None:
 
 __all__ = ["ERR_PORT_ALLOCATED", "ERR_PORT_RANGE", "NODE_PORTS", "Operation", "health_check",
            "health_check_requested", "needs_health_check",
-           "plan", "update_refusal"]
+           "plan", "should_allocate", "update_draws", "update_refusal"]

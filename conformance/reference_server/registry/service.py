@@ -197,6 +197,13 @@ class ServiceStrategy(Strategy):
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         """Sets what was allocated: a create's ClusterIP by `validate` (`beginCreate`), an update's here."""
+        self._canonicalize(obj, None)
+
+    def canonicalize_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """An update's allocations (`beginUpdate`'s), which the old Service's ports decide (`updateNodePorts`)."""
+        self._canonicalize(new, old.get("spec") if isinstance(old.get("spec"), dict) else {})
+
+    def _canonicalize(self, obj: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
         spec = obj.get("spec")
         if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
             return
@@ -211,9 +218,10 @@ class ServiceStrategy(Strategy):
             spec.setdefault("ipFamilyPolicy", "SingleStack")
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             planned, self._planned = self._planned, None  # a create's, made by `validate`
-            if planned is None:  # an update's: the ports it adds get one (its own are not checked again)
+            if planned is None:  # an update's: each port it adds gets one (its own are not checked again)
                 op = nodeports.Operation(used_ports, dry_allocation(), self._rng, check=False)
-                planned = nodeports.plan(spec, op)[1], nodeports.health_check(spec, op)
+                draws = nodeports.update_draws(spec, old_spec or {}, op)
+                planned = draws, nodeports.health_check(spec, op)
             ports, health = planned
             for i, node_port in ports.items():
                 spec["ports"][i]["nodePort"] = node_port
@@ -284,11 +292,14 @@ class ServiceStrategy(Strategy):
             nodeports.health_check_requested(nspec, op)  # `updateHealthCheckNodePort`'s case 1: its 500
         return []
 
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateServiceUpdate`'s own checks, between its `ValidateObjectMetaUpdate` and `ValidateService`."""
         nspec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         ospec = old.get("spec") if isinstance(old.get("spec"), dict) else {}
-        return (super().validate_update(new, old) + _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
-                + self._validate_spec(new.get("spec")))
+        return _cluster_ip_updates(nspec, ospec) + _ip_family_updates(nspec, ospec)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return super().validate_update(new, old) + self.update_checks(new, old) + self._validate_spec(new.get("spec"))
 
 
 def _traffic_distribution(spec: dict[str, Any]) -> list[FieldError]:

@@ -99,10 +99,16 @@ class Strategy:
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         pass
 
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """The errors of `validate_update` that its update's own checks make (immutable fields), not `ValidateX`:
+        asked only of a refused update whose `update_meta_calls` place them (`C`, registry/updatemeta.py)."""
+        return []
+
     @property
     def update_meta_calls(self) -> str:
         """The metadata calls this update's `ValidateXUpdate` makes, in order (registry/updatemeta.py): `U` a
-        `ValidateObjectMetaUpdate`, `M` a `ValidateObjectMeta` of the new object, `-` none. The kind's data
+        `ValidateObjectMetaUpdate`, `M` a `ValidateObjectMeta` of the new object, `-` none; `C` and `V` where the
+        update's own checks and the rest of the kind's come between them. The kind's data
         (`ResourceInfo.update_meta_calls`, else `UM` for a kind marked `update_validates_meta`, `U` otherwise); a
         `/status` write's its status strategy's (`status_meta_calls`, else `UM` where marked
         `status_validates_meta`: most kinds' `ValidateXStatusUpdate` runs `ValidateObjectMetaUpdate` alone)."""

@@ -12,10 +12,14 @@ A strategy's `validate_update` lists the metadata errors once, so a valid update
 there are errors does `update_causes` rebuild the list: the common checks' errors, then the kind's own calls
 (`Strategy.update_meta_calls`: `U` a `ValidateObjectMetaUpdate`, `M` a `ValidateObjectMeta`, in the order its
 `ValidateXUpdate` makes them), then the kind's other errors in their order. Where a kind's other checks come between
-two of its metadata calls upstream (a ConfigMap's immutable data between `U` and `M`), they come after them here.
+two of its metadata calls upstream, its calls say where: `C` its update's own checks (`Strategy.update_checks`: a
+ConfigMap's `immutable` data, between `U` and `M`: `UCMV`), `V` the rest of the kind's errors (what `ValidateX`
+judges after its `ValidateObjectMeta`: a Namespace's `spec.finalizers`, between `M` and `U`: `MVU`), each listed
+where it stands, again where upstream runs `ValidateX` twice (`MVMVC`); a group its calls do not name comes last.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ..apierrors import FieldError, field_invalid, field_required
@@ -71,7 +75,30 @@ def update_causes(strategy: Any, new: dict[str, Any], old: dict[str, Any],
     calls = {c: _kind_call(c, strategy, nmeta, ometa) for c in "MU"}
     meta = set(errs).union(*calls.values())
     rest = [e for e in kind_errs if e not in meta]
-    if len(rest) < len(kind_errs):
-        for call in strategy.update_meta_calls:
-            errs += calls.get(call, [])  # (`-`: none)
-    return errs + rest
+    if len(rest) == len(kind_errs):
+        return errs + rest
+    order = strategy.update_meta_calls
+    own = strategy.update_checks(new, old) if "C" in order else []
+    calls["C"], calls["V"] = _split(rest, own, from_end=order.rfind("C") > order.find("V") >= 0)
+    for call in order + "".join(c for c in "CV" if c not in order):
+        errs += calls.get(call, [])  # (`-`: none)
+    return errs
+
+
+def _split(rest: list[FieldError], own: list[FieldError], from_end: bool) -> tuple[list[FieldError], list[FieldError]]:
+    """`rest` (the kind's errors in upstream's order) as its update's own checks' (`own`, each taken once) and the
+    others, each in its order. `own` are sought from the end where the kind lists them last (`...VUC`): an error
+    both groups make (a Job's spec, judged again by `ValidateJobUpdate`) is then the last group's copy."""
+    counts = Counter(own)
+    mine: list[FieldError] = []
+    others: list[FieldError] = []
+    for e in reversed(rest) if from_end else rest:
+        if counts[e] > 0:
+            counts[e] -= 1
+            mine.append(e)
+        else:
+            others.append(e)
+    if from_end:
+        mine.reverse()
+        others.reverse()
+    return mine, others

@@ -243,7 +243,12 @@ class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
         """`ValidatePersistentVolumeUpdate`: the volume source (but a CSI source's `controllerExpandSecretRef`
         where it had none; refused with upstream's words and a simplified diff, as a pod update's), volume mode
         and (once set) node affinity are immutable (registry/pvnodeaffinity.py)."""
-        errs = super().validate_update(new, old) + self.spec_errors(new.get("spec"), old.get("spec"))
+        return (super().validate_update(new, old) + self.spec_errors(new.get("spec"), old.get("spec"))
+                + self.update_checks(new, old))
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidatePersistentVolumeUpdate` after its `ValidatePersistentVolume`."""
+        errs: list[FieldError] = []
         nspec, ospec = as_dict(new.get("spec")), as_dict(old.get("spec"))
         sources = {s: nspec.get(s) for s in PV_SOURCES}
         old_csi, new_csi = ospec.get("csi"), nspec.get("csi")

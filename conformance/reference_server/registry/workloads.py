@@ -409,7 +409,10 @@ class JobStrategy(_Generation):
         old_template = as_dict(old.get("spec")).get("template")
         return (Strategy.validate_update(self, new, old)
                 + batch.validate_job(new, prefixed=batch.prefixed_labels_required(old), old_template=old_template)
-                + batch.job_update(new, old))
+                + self.update_checks(new, old))
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return batch.job_update(new, old)
 
 
 def _job_template_spec(obj: dict[str, Any]) -> Any:
@@ -634,7 +637,7 @@ WORKLOAD_KINDS: tuple[GroupKind, ...] = (
                                   update_validates_meta=True), ControllerRevisionStrategy),
     GroupKind("batch", "v1", _info("CronJob", "cronjobs", ("cj",), categories=ALL), CronJobStrategy),
     # job strategy.go: `ValidateJob`, then `ValidateJobUpdate` (`ValidateObjectMetaUpdate` first)
-    GroupKind("batch", "v1", _info("Job", "jobs", categories=ALL, update_meta_calls="MU"), JobStrategy),
+    GroupKind("batch", "v1", _info("Job", "jobs", categories=ALL, update_meta_calls="MVUC"), JobStrategy),
     GroupKind("networking.k8s.io", "v1", _info("NetworkPolicy", "networkpolicies", ("netpol",)),
               NetworkPolicyStrategy),
     # `ValidatePodDisruptionBudget` (its update's) and `ValidatePodDisruptionBudgetStatusUpdate` judge no metadata

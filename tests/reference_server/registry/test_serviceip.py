@@ -320,6 +320,33 @@ def test_an_update_requesting_a_held_node_port_is_refused(registry):
                                                                  "allocated"}]
 
 
+def test_an_update_draws_a_node_port_for_each_entry_without_one(registry):
+    """`updateNodePorts` (alloc.go): on update each port without a nodePort gets its own `AllocateNext` (where a
+    create's `initNodePorts` shares one per port number); two entries of one protocol naming one nodePort are its
+    plain `duplicate nodePort` error, a reasonless 500; a dry run's draws are the operation's dummies."""
+    store = registry.content("services")
+    _service(registry, "dns")
+
+    def to_node_port(obj):
+        return {**obj, "spec": {**obj["spec"], "type": "NodePort",
+                                "ports": [{"name": "t", "port": 53}, {"name": "u", "port": 53, "protocol": "UDP"}]}}
+    out = store.update("app", "dns", transform=to_node_port)
+    tcp, udp = (p["nodePort"] for p in out["spec"]["ports"])
+    assert tcp != udp and all(30000 <= n <= 32767 for n in (tcp, udp))
+    _service(registry, "dry")
+    out = store.update("app", "dry", transform=to_node_port, dry_run=True)
+    assert [p["nodePort"] for p in out["spec"]["ports"]] == [32769, 32770]
+
+    def duplicate(obj):
+        port = obj["spec"]["ports"][0]["nodePort"]
+        return {**obj, "spec": {**obj["spec"], "ports": [{"name": "a", "port": 80, "nodePort": port},
+                                                         {"name": "b", "port": 81, "nodePort": port}]}}
+    with pytest.raises(StatusError) as err:
+        store.update("app", "dns", transform=duplicate)
+    assert err.value.status == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                "message": f"duplicate nodePort: {{TCP {tcp}}}", "code": 500}
+
+
 def test_an_update_to_a_local_load_balancer_requesting_a_held_health_check_port(registry):
     """`updateHealthCheckNodePort`'s case 1 (the old Service did not need one): `allocHealthCheckNodePort` from the
     update's operation, a requested port held already the update's 500 (`NewInternalError`)."""

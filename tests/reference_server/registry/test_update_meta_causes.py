@@ -237,3 +237,136 @@ def test_a_kind_that_returns_early_keeps_its_list_after_the_common_checks() -> N
     assert causes == [BAD_LABEL, BAD_LABEL, ("kind", 'Invalid value: "Other": must be Widget')]
     causes = [(e.field, e.body) for e in update_causes(strategy, new, old, strategy.validate_update(new, old))]
     assert causes == [BAD_LABEL] * 4  # ConfigMap: `UM` after the two common checks
+
+
+IMMUTABLE = "Forbidden: field is immutable when `immutable` is set"
+
+
+def test_a_config_map_lists_its_immutable_data_between_its_metadata_calls(http: requests.Session, url: str,
+                                                                          namespaces: NamespaceFactory) -> None:
+    """`ValidateConfigMapUpdate`: `ValidateObjectMetaUpdate`, the `immutable` checks, then `ValidateConfigMap`
+    (its `ValidateObjectMeta`, then the keys): `UCMV`."""
+    ns = namespaces.create("upr")["metadata"]["name"]
+    collection = f"{url}/api/v1/namespaces/{ns}/configmaps"
+    obj = _create(http, collection, {"metadata": {"name": "cm"}, "data": {"a": "b"}, "immutable": True})
+    obj["data"] = {"a": "c", "b c": "d"}
+    causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+    assert [f for f, _ in causes] == ["metadata.labels"] * 3 + ["data", "metadata.labels", "data[b c]"]
+    assert causes[3] == ("data", IMMUTABLE)
+
+
+def test_a_secret_lists_its_type_and_data_checks_between_its_metadata_calls(http: requests.Session, url: str,
+                                                                            namespaces: NamespaceFactory) -> None:
+    """`ValidateSecretUpdate`: `ValidateObjectMetaUpdate`, the immutable `type`, then `ValidateSecret` (its
+    `ValidateObjectMeta`, then the type's keys)."""
+    ns = namespaces.create("upr")["metadata"]["name"]
+    collection = f"{url}/api/v1/namespaces/{ns}/secrets"
+    obj = _create(http, collection, {"metadata": {"name": "s"}, "data": {"a": "YQ=="}})
+    obj["type"] = "kubernetes.io/tls"
+    assert _causes(_put_meta(http, collection, obj, labels={"a": "-x"})) == [BAD_LABEL] * 3 + [
+        ("type", 'Invalid value: "kubernetes.io/tls": field is immutable'), BAD_LABEL,
+        ("data[tls.crt]", "Required value"), ("data[tls.key]", "Required value")]
+
+
+def test_a_service_lists_its_update_checks_between_its_metadata_calls(http: requests.Session, url: str,
+                                                                      namespaces: NamespaceFactory) -> None:
+    """`ValidateServiceUpdate`: `ValidateObjectMetaUpdate`, the ClusterIPs' and IP families' update rules, then
+    `ValidateService`."""
+    ns = namespaces.create("upr")["metadata"]["name"]
+    collection = f"{url}/api/v1/namespaces/{ns}/services"
+    obj = _create(http, collection, {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}})
+    old_ip = obj["spec"]["clusterIP"]
+    new_ip = "10.96.0.2" if old_ip != "10.96.0.2" else "10.96.0.3"
+    obj["spec"]["clusterIP"], obj["spec"]["clusterIPs"] = new_ip, [new_ip]
+    causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+    assert causes == [BAD_LABEL] * 3 + [
+        ("spec.clusterIPs[0]", f'Invalid value: []string{{"{new_ip}"}}: may not change once set'), BAD_LABEL]
+
+
+def test_a_storage_class_judges_itself_then_its_update(http: requests.Session, url: str) -> None:
+    """storageclass strategy.go: `ValidateStorageClass` (metadata, then content), then
+    `ValidateStorageClassUpdate` (metadata update, then the immutable fields): `MVUC`."""
+    collection = f"{url}/apis/storage.k8s.io/v1/storageclasses"
+    name = f"upr-{uuid.uuid4().hex[:8]}"
+    obj = _create(http, collection, {"metadata": {"name": name}, "provisioner": "example.com/x"})
+    try:
+        obj["provisioner"] = "-bad-"
+        causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+        assert [f for f, _ in causes] == ["metadata.labels"] * 3 + ["provisioner", "metadata.labels", "provisioner"]
+        assert causes[-1] == ("provisioner", "Forbidden: updates to provisioner are forbidden.")
+    finally:
+        http.delete(f"{collection}/{name}")
+
+
+def test_a_namespace_lists_its_spec_between_its_metadata_calls() -> None:
+    """`ValidateNamespace` (metadata, then `spec.finalizers`), then `ValidateNamespaceUpdate`: `MVU` (its
+    `PrepareForUpdate` keeps the stored finalizers, so only a stored bad one is judged: unit level)."""
+    from conformance.reference_server.registry.namespace import NamespaceStrategy
+    from conformance.reference_server.registry.updatemeta import update_causes
+
+    strategy = NamespaceStrategy()
+    old = {"metadata": {"name": "ns", "uid": "u"}, "spec": {"finalizers": ["kubernetes"]}}
+    new = {"metadata": {**old["metadata"], "labels": {"a": "-x"}}, "spec": {"finalizers": ["a/b/c"]}}
+    errs = strategy.validate_update(new, old)
+    assert [e.field for e in update_causes(strategy, new, old, errs)] == (
+        ["metadata.labels"] * 3 + ["spec.finalizers"] * len([e for e in errs if e.field == "spec.finalizers"])
+        + ["metadata.labels"])
+    assert any(e.field == "spec.finalizers" for e in errs)
+
+
+def test_a_kind_that_judges_itself_twice_lists_its_errors_twice(http: requests.Session, url: str,
+                                                                namespaces: NamespaceFactory) -> None:
+    """A RoleBinding's strategy runs `ValidateRoleBinding`, then `ValidateRoleBindingUpdate` (`ValidateRoleBinding`
+    again, `ValidateObjectMetaUpdate`, the `roleRef` check): `MVMVUC`; a PersistentVolume's `ValidatePersistentVolume`
+    twice, then its immutable fields: `MVMVC`."""
+    ns = namespaces.create("upr")["metadata"]["name"]
+    bindings = f"{url}/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings"
+    obj = _create(http, bindings, {"metadata": {"name": "rb"}, "subjects": [
+        {"kind": "User", "name": "u", "apiGroup": "rbac.authorization.k8s.io"}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}})
+    obj["subjects"] = [{"kind": "Bad", "name": "u"}]
+    obj["roleRef"]["name"] = "edit"
+    causes = _causes(_put_meta(http, bindings, obj, labels={"a": "-x"}))
+    subject = ("subjects[0].kind", 'Unsupported value: "Bad": supported values: "ServiceAccount", "User", "Group"')
+    assert causes == [BAD_LABEL] * 3 + [subject, BAD_LABEL, subject, BAD_LABEL] + [
+        ("roleRef", ('Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", '
+                     'Name:"edit"}: cannot change roleRef'))]
+    collection = f"{url}/api/v1/persistentvolumes"
+    name = f"upr-{uuid.uuid4().hex[:8]}"
+    obj = _create(http, collection, {"metadata": {"name": name}, "spec": PV_SPEC})
+    try:
+        obj["spec"] = {**obj["spec"], "accessModes": ["Bad"], "volumeMode": "Block"}
+        causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+        assert [f for f, _ in causes] == ["metadata.labels"] * 3 + ["spec.accessModes", "metadata.labels",
+                                                                    "spec.accessModes", "volumeMode"]
+    finally:
+        http.delete(f"{collection}/{name}")
+
+
+def test_a_job_judges_itself_then_its_update(http: requests.Session, url: str, namespaces: NamespaceFactory) -> None:
+    """job strategy.go: `ValidateJob` (metadata, then the spec), then `ValidateJobUpdate` (metadata update, then
+    `ValidateJobSpecUpdate`, which judges the spec again): `MVUC`."""
+    ns = namespaces.create("upr")["metadata"]["name"]
+    collection = f"{url}/apis/batch/v1/namespaces/{ns}/jobs"
+    obj = _create(http, collection, {"metadata": {"name": "j"}, "spec": {
+        "template": {"spec": {**POD_SPEC, "restartPolicy": "Never"}}}})
+    obj["spec"]["parallelism"] = -1
+    causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+    parallelism = ("spec.parallelism", "Invalid value: -1: must be greater than or equal to 0")
+    assert causes == [BAD_LABEL] * 3 + [parallelism, BAD_LABEL, parallelism]
+
+
+def test_a_volume_attachment_judges_itself_twice_then_its_read_only_spec(http: requests.Session, url: str) -> None:
+    """volumeattachment strategy.go: `ValidateVolumeAttachment`, then `ValidateVolumeAttachmentUpdate` (the same
+    again, then `spec: field is immutable`): `MVMVC`."""
+    collection = f"{url}/apis/storage.k8s.io/v1/volumeattachments"
+    name = f"upr-{uuid.uuid4().hex[:8]}"
+    obj = _create(http, collection, {"metadata": {"name": name}, "spec": {
+        "attacher": "example.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv"}}})
+    try:
+        obj["spec"]["nodeName"] = "Bad_Node"
+        causes = _causes(_put_meta(http, collection, obj, labels={"a": "-x"}))
+        assert [f for f, _ in causes] == ["metadata.labels"] * 3 + ["spec.nodeName", "metadata.labels",
+                                                                    "spec.nodeName", "spec"]
+    finally:
+        http.delete(f"{collection}/{name}")

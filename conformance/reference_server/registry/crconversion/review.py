@@ -7,9 +7,9 @@ import copy
 import uuid
 from typing import Any
 
-from ...apierrors import FieldError, aggregate, field_invalid
+from ...apierrors import FieldError, aggregate
 from ...goport.gofmt import go_type as _go_type
-from ..validation import is_qualified_name, validate_labels
+from ..validation import validate_annotations, validate_labels
 
 GROUP = "apiextensions.k8s.io"
 KIND = "ConversionReview"
@@ -73,14 +73,9 @@ def _validate_converted(original: dict[str, Any], converted: dict[str, Any]) -> 
 
 
 def _annotation_errors(annotations: dict[str, str]) -> list[FieldError]:
-    """`ValidateAnnotations` at upstream's path (`metadata.annotation`)."""
-    errs: list[FieldError] = []
-    for k in annotations:
-        errs += [field_invalid("metadata.annotation", k, m) for m in is_qualified_name(k.lower())]
-    if sum(len(k) + len(v) for k, v in annotations.items()) > 256 * 1024:
-        errs.append(FieldError("FieldValueTooLong", "metadata.annotation",
-                               "Too long: may not be more than 262144 bytes"))
-    return errs
+    """`apivalidation.ValidateAnnotations(stringMap, field.NewPath("metadata", "annotation"))`: upstream's path is
+    `metadata.annotation` (webhook_converter.go `restoreObjectMeta`); the total size in bytes, as Go's `len`."""
+    return validate_annotations(annotations, "metadata.annotation")
 
 
 def restore_object_meta(original: dict[str, Any], converted: dict[str, Any]) -> None:

@@ -51,3 +51,19 @@ def test_restore_object_meta() -> None:
     # validateConvertedObject comes first: no metadata, no name
     assert str(err.value) == "conversion webhook for g.example.com/v1, Kind=W returned invalid object: must have " \
                              "the same name: a != "
+
+
+def test_converted_annotations_are_judged_at_upstreams_path_by_their_bytes() -> None:
+    """`restoreObjectMeta` calls `ValidateAnnotations` at `field.NewPath("metadata", "annotation")` (singular, as
+    webhook_converter.go writes it); `ValidateAnnotationsSize` sums the keys' and values' bytes (Go's `len`), so
+    140,000 two-byte characters are over the 256 KiB limit."""
+    converted = {**OBJ, "apiVersion": "g.example.com/v2", "metadata": {**OBJ["metadata"], "annotations": {"a b": ""}}}
+    with pytest.raises(review.ConversionError) as err:
+        review.check_converted(OBJ, converted, "g.example.com/v2")
+    assert str(err.value).startswith("conversion webhook for g.example.com/v1, Kind=W returned invalid metadata: "
+                                     'metadata.annotation: Invalid value: "a b": name part must consist of')
+    converted["metadata"]["annotations"] = {"a": "\u00e9" * 140_000}
+    with pytest.raises(review.ConversionError) as err:
+        review.check_converted(OBJ, converted, "g.example.com/v2")
+    assert str(err.value) == ("conversion webhook for g.example.com/v1, Kind=W returned invalid metadata: "
+                              "metadata.annotation: Too long: may not be more than 262144 bytes")
