@@ -263,7 +263,22 @@ class CSIDriverStrategy(DropsDisabledFields, _SpecGeneration):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         name = str(as_dict(new.get("metadata")).get("name") or "")
-        return super().validate_update(new, old) + csi_driver_name_errors(name) + self._errors(new)
+        return (super().validate_update(new, old) + csi_driver_name_errors(name) + self._errors(new)
+                + self.update_checks(new, old))
+
+    def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`ValidateCSIDriverUpdate`'s immutable fields, after the spec's checks: `attachRequired` (at
+        `spec.attachedRequired`, upstream's spelling; the `*bool` dereferenced) and `volumeLifecycleModes` (Go's
+        `%#v`), compared after defaulting as `Semantic.DeepEqual` compares them."""
+        spec, old_spec = as_dict(new.get("spec")), as_dict(old.get("spec"))
+        errs: list[FieldError] = []
+        if spec.get("attachRequired") != old_spec.get("attachRequired"):
+            errs.append(field_invalid("spec.attachedRequired", spec.get("attachRequired"), "field is immutable"))
+        modes, old_modes = spec.get("volumeLifecycleModes") or [], old_spec.get("volumeLifecycleModes") or []
+        if modes != old_modes:
+            shown = go_sharp_v(spec.get("volumeLifecycleModes"), "[]storage.VolumeLifecycleMode")
+            errs.append(field_invalid("spec.volumeLifecycleModes", E.GoValue(shown), "field is immutable"))
+        return errs
 
 
 class CSINodeStrategy(Strategy):
@@ -377,7 +392,8 @@ GROUP_KINDS: tuple[GroupKind, ...] = (
                           "volumeBindingMode", "allowedTopologies"}),
         update_meta_calls="MVUC"), StorageClassStrategy),  # strategy: ValidateStorageClass, ValidateStorageClassUpdate
     GroupKind("storage.k8s.io", "v1", _info("CSIDriver", "csidrivers", fields=frozenset({"spec"}), namespaced=False,
-                                            name_rule="pathsegment", returns_deleted=True), CSIDriverStrategy),
+                                            name_rule="pathsegment", returns_deleted=True, update_meta_calls="UVC"),
+              CSIDriverStrategy),  # `ValidateCSIDriverUpdate`: ...MetaUpdate, the spec, its immutable fields
     # csinode strategy.go: `ValidateCSINode`, then `ValidateCSINodeUpdate`, which runs it again (no ...MetaUpdate)
     GroupKind("storage.k8s.io", "v1", _info("CSINode", "csinodes", fields=frozenset({"spec"}), namespaced=False,
                                             returns_deleted=True, update_validates_meta=True,

@@ -51,6 +51,7 @@ NAMED_SCALARS: dict[str, str] = {
     "core.ConditionStatus": "string",
     "batch.PodFailurePolicyAction": "string",
     "batch.PodFailurePolicyOnExitCodesOperator": "string",
+    "storage.VolumeLifecycleMode": "string",
 }
 TIME = "v1.Time"  # metav1.Time: a struct embedding time.Time, printed through the promoted GoString
 

@@ -286,6 +286,22 @@ def test_csi_driver_name(reg):
     assert driver("CSI.Example.com")["metadata"]["name"] == "CSI.Example.com"
 
 
+
+def test_csi_driver_update_keeps_attach_required_and_lifecycle_modes(reg):
+    """`ValidateCSIDriverUpdate`: attachRequired (at upstream's `spec.attachedRequired`) and volumeLifecycleModes
+    are immutable, judged after the spec's own checks; the other fields may change."""
+    store = reg.group("storage.k8s.io", "csidrivers")
+    driver = create(reg, "storage.k8s.io", "csidrivers", {"spec": {}}, name="d.example.com")
+    driver["spec"]["podInfoOnMount"] = True
+    driver = store.update("", "d.example.com", driver)
+    assert driver["spec"]["podInfoOnMount"] is True
+    driver["spec"].update(attachRequired=False, volumeLifecycleModes=["Persistent", "Ephemeral"], fsGroupPolicy="X")
+    assert refused(lambda: store.update("", "d.example.com", driver)) == [
+        'spec.fsGroupPolicy: Unsupported value: "X": supported values: "File", "None", "ReadWriteOnceWithFSType"',
+        "spec.attachedRequired: Invalid value: false: field is immutable",
+        'spec.volumeLifecycleModes: Invalid value: []storage.VolumeLifecycleMode{"Persistent", "Ephemeral"}: '
+        "field is immutable"]
+
 # ---- ResourceQuota scopes --------------------------------------------------------------------------------
 def quota(reg: Registry, spec: dict[str, Any], name: str = "rq") -> dict[str, Any]:
     return reg.content("resourcequotas").create({"metadata": {"name": name, "namespace": NS}, "spec": spec})
