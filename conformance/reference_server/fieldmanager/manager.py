@@ -1,5 +1,5 @@
 """The field manager (upstream `managedfields/internal/fieldmanager.go` and the managers it stacks:
-`structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`, `capmanagers.go`).
+`versioncheck.go`, `structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`, `capmanagers.go`).
 
 `update` records an Update entry for a create, update or non-apply patch (it never fails: upstream's
 `UpdateNoErrors`); `apply` merges an applied configuration (`application/apply-patch+yaml`) into the live
@@ -22,6 +22,7 @@ from .conflicts import conflict_error
 from .managed import APPLY, UPDATE, Entry, decode, encode, is_reset, now
 from .schema import Schema
 from .validate import validate
+from .versioncheck import check_version
 from .versionconverter import VersionConverter
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -208,17 +209,14 @@ class FieldManager:
         if not isinstance(config, dict):
             raise E.bad_request("error decoding YAML: json: cannot unmarshal into Go value of type "
                                 "map[string]interface {}")
+        config = json.loads(json.dumps(config))  # sigs.k8s.io/yaml: map keys become JSON strings
+        check_version(config, self.api_version, self.kind)  # (structuredmerge.go's own check: never reached)
         if live:
             refuse_raw_overflow(live)  # (a mutating webhook's: structured-merge-diff walks the live object too)
-        config = json.loads(json.dumps(config))  # sigs.k8s.io/yaml: map keys become JSON strings
         if config.get("metadata", {}) is None:
             del config["metadata"]
         if not isinstance(config.get("metadata", {}), dict):
             raise E.bad_request("metadata must be an object")
-        version = config.get("apiVersion") if isinstance(config.get("apiVersion"), str) else ""
-        if version != self.api_version:
-            raise E.bad_request("Incorrect version specified in apply patch. Specified patch version: "
-                                f"{version}, expected: {self.api_version}")
         cmeta = config.get("metadata")
         if isinstance(cmeta, dict) and cmeta.get("managedFields") is not None:
             raise E.bad_request("metadata.managedFields must be nil")
@@ -273,12 +271,8 @@ class FieldManager:
         meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         where = "/".join(v if isinstance(v, str) else "" for v in (meta.get("namespace"), meta.get("name")))
         group, _, version = self.api_version.rpartition("/")
-        kind = config.get("kind") if isinstance(config.get("kind"), str) else ""
-        gvk = f"{group}/{version}, Kind={kind}"
-        if kind != self.kind:  # the type converter has no type for it (`NewNoCorrespondingTypeError`)
-            problem: str | None = f"no corresponding type for {gvk}"
-        else:
-            problem = validate(config, self.schema.types().root)
+        gvk = f"{group}/{version}, Kind={self.kind}"  # (`check_version` passed: the configuration's own)
+        problem = validate(config, self.schema.types().root)
         return None if problem is None else f"failed to create typed patch object ({where}; {gvk}): {problem}"
 
     def _prune(self, merged: dict[str, Any], last: frozenset[fp.Path], entries: list[Entry],
