@@ -7,7 +7,8 @@ refuses empties the whole kind). structured-merge's `Incorrect version specified
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
