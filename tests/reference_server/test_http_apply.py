@@ -178,13 +178,20 @@ def test_apply_to_a_missing_subresource_object_is_404(http, url):
     assert r.status_code == 404
 
 
-def test_hostile_apply_bodies_get_a_status_never_a_500(http, url, namespaces):
+def test_hostile_apply_bodies_get_upstream_s_status(http, url, namespaces):
+    """Not an object: `yaml.Unmarshal`'s 400; a `metadata` that is no map: structured-merge-diff's typing of the
+    configuration (`structuredMergeManager.Apply`, a plain error: 500, no reason), a null one being a valid map."""
     ns = namespaces.create()["metadata"]["name"]
     path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
     codes = [apply(http, path, body, fieldManager="m").status_code for body in (
         "[]", "3", json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": []}),
         json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": None}))]
-    assert codes == [400, 400, 400, 400]
+    assert codes == [400, 400, 500, 400]  # (the last: no name, `checkName`'s 400)
+    st = apply(http, path, json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": "c"}),
+               fieldManager="m").json()
+    assert st == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
+                  "message": "failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata: expected map, "
+                             "got &{c}"}
     r = apply(http, path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  1: a\n", fieldManager="m")
     assert r.status_code == 201 and r.json()["data"] == {"1": "a"}  # YAML keys become JSON strings
 

@@ -214,9 +214,7 @@ class FieldManager:
         if live:
             refuse_raw_overflow(live)  # (a mutating webhook's: structured-merge-diff walks the live object too)
         if config.get("metadata", {}) is None:
-            del config["metadata"]
-        if not isinstance(config.get("metadata", {}), dict):
-            raise E.bad_request("metadata must be an object")
+            del config["metadata"]  # (smd: a null map is a valid one)
         cmeta = config.get("metadata")
         if isinstance(cmeta, dict) and cmeta.get("managedFields") is not None:
             raise E.bad_request("metadata.managedFields must be nil")
