@@ -178,6 +178,25 @@ def test_apply_to_a_missing_subresource_object_is_404(http, url):
     assert r.status_code == 404
 
 
+def test_managed_fields_in_a_configuration(http, url, namespaces):
+    """structuredmerge.go's 400 where `Unstructured.GetManagedFields()` reads a list (an empty one too) of entries;
+    one it reads as nil (no list, an item no object or not converting) is left to the typing's 500."""
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+
+    def answer(managed: Any) -> tuple[int, str]:
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "managedFields": managed}}
+        st = apply(http, path, json.dumps(body), fieldManager="m").json()
+        return st["code"], st["message"]
+    typed = "failed to create typed patch object (/c; /v1, Kind=ConfigMap): .metadata.managedFields"
+    assert answer([]) == answer([{"manager": "a", "fieldsV1": 3}]) == (400, "metadata.managedFields must be nil")
+    assert answer("x") == (500, f"{typed}: expected list, got &{{x}}")
+    assert answer([1]) == (500, f"{typed}[0]: expected map, got &{{1}}")
+    assert answer([{"manager": 1}]) == (500, f"{typed}[0].manager: expected string, got "
+                                             "&value.valueUnstructured{Value:1}")
+    assert http.get(path).status_code == 404
+
+
 def test_hostile_apply_bodies_get_upstream_s_status(http, url, namespaces):
     """Not an object: `yaml.Unmarshal`'s 400; a `metadata` that is no map: structured-merge-diff's typing of the
     configuration (`structuredMergeManager.Apply`, a plain error: 500, no reason), a null one being a valid map."""

@@ -15,6 +15,7 @@ from .. import apierrors as E
 from ..goport import gounicode
 from ..goport.gojsonnum import overflow_seen, raw_overflow
 from ..storage.clone import clone
+from ..wire import goconvert
 from . import fieldpath as fp
 from . import reflected, typed
 from .capmanagers import cap_update_managers
@@ -31,6 +32,7 @@ STRIP = frozenset({("f:apiVersion",), ("f:kind",), ("f:metadata",)} | {
     ("f:metadata", fp.field(f)) for f in ("name", "namespace", "creationTimestamp", "selfLink", "uid",
                                           "clusterName", "generation", "managedFields", "resourceVersion")})
 MAX_MANAGER_LENGTH = 128
+MANAGED_FIELDS_ENTRY = "meta.ManagedFieldsEntry"  # (the field model's message)
 
 
 def refuse_raw_overflow(obj: Any) -> None:
@@ -215,8 +217,7 @@ class FieldManager:
             refuse_raw_overflow(live)  # (a mutating webhook's: structured-merge-diff walks the live object too)
         if config.get("metadata", {}) is None:
             del config["metadata"]  # (smd: a null map is a valid one)
-        cmeta = config.get("metadata")
-        if isinstance(cmeta, dict) and cmeta.get("managedFields") is not None:
+        if _managed_fields_read(config.get("metadata")):
             raise E.bad_request("metadata.managedFields must be nil")
         if (refused := self.typed_patch_error(config)) is not None:  # a plain error upstream: 500, no reason
             raise E.StatusError(E.status_dict(500, None, refused))
@@ -322,6 +323,16 @@ class FieldManager:
                 typed.remove(obj, parent, schema)
             else:
                 return
+
+
+def _managed_fields_read(meta: Any) -> bool:
+    """Whether `Unstructured.GetManagedFields()` of the configuration is non-nil (structuredmerge.go's 400): a list
+    (an empty one too) of objects each converting into a `ManagedFieldsEntry`; anything else reads as nil, and
+    structured-merge-diff's typing refuses it after (a 500)."""
+    entries = meta.get("managedFields") if isinstance(meta, dict) else None
+    return isinstance(entries, list) and all(
+        isinstance(e, dict) and goconvert.from_unstructured(json.loads(json.dumps(e)), MANAGED_FIELDS_ENTRY) is None
+        for e in entries)
 
 
 def _decode_or_empty(entries: Any) -> list[Entry]:
