@@ -192,8 +192,8 @@ def test_managed_fields_in_a_configuration(http, url, namespaces):
     assert answer([]) == answer([{"manager": "a", "fieldsV1": 3}]) == (400, "metadata.managedFields must be nil")
     assert answer("x") == (500, f"{typed}: expected list, got &{{x}}")
     assert answer([1]) == (500, f"{typed}[0]: expected map, got &{{1}}")
-    assert answer([{"manager": 1}]) == (500, f"{typed}[0].manager: expected string, got "
-                                             "&value.valueUnstructured{Value:1}")
+    got = "&value.valueUnstructured{Value:1}"
+    assert answer([{"manager": 1}]) == (500, f"{typed}[0].manager: expected string, got {got}")
     assert http.get(path).status_code == 404
 
 
@@ -209,8 +209,8 @@ def test_hostile_apply_bodies_get_upstream_s_status(http, url, namespaces):
     st = apply(http, path, json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": "c"}),
                fieldManager="m").json()
     assert st == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
-                  "message": "failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata: expected map, "
-                             "got &{c}"}
+                  "message": ("failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata: expected map, "
+                              "got &{c}")}
     r = apply(http, path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  1: a\n", fieldManager="m")
     assert r.status_code == 201 and r.json()["data"] == {"1": "a"}  # YAML keys become JSON strings
 
