@@ -51,6 +51,15 @@ def test_a_configmap_apply_of_another_kind_or_version(http, url, namespaces, hea
     assert (r.status_code, r.json()) == (400, _bad(f"invalid object type: {shown}")), r.text
 
 
+def test_slash_v1_is_core_v1(http, url, namespaces) -> None:
+    """`ParseGroupVersion("/v1")` is the empty group's v1: the check passes and the apply is an apply."""
+    ns = namespaces.create()["metadata"]["name"]
+    r = _apply(http, f"{url}/api/v1/namespaces/{ns}/configmaps/c",
+               {"apiVersion": "/v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}})
+    assert r.status_code == 201, r.text
+    assert (r.json()["apiVersion"], r.json()["data"]) == ("v1", {"a": "1"})
+
+
 def test_the_check_comes_before_the_configuration_s_metadata(http, url, namespaces) -> None:
     """versionCheckManager runs before structured-merge's `metadata.managedFields must be nil` and typing."""
     ns = namespaces.create()["metadata"]["name"]
