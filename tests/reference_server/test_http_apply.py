@@ -126,8 +126,7 @@ def test_bad_apply_bodies_are_400(http, url, namespaces):
     path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
     st = apply(http, path, json.dumps({"apiVersion": "v2", "kind": "ConfigMap", "metadata": {"name": "c"}}),
                fieldManager="m").json()
-    assert (st["code"], st["message"]) == (400, "Incorrect version specified in apply patch. Specified patch "
-                                                "version: v2, expected: v1")
+    assert (st["code"], st["message"]) == (400, "invalid object type: /v2, Kind=ConfigMap")  # (versioncheck.go)
     st = apply(http, path, json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
                                        "metadata": {"name": "c", "managedFields": []}}), fieldManager="m").json()
     assert (st["code"], st["message"]) == (400, "metadata.managedFields must be nil")
@@ -179,13 +178,39 @@ def test_apply_to_a_missing_subresource_object_is_404(http, url):
     assert r.status_code == 404
 
 
-def test_hostile_apply_bodies_get_a_status_never_a_500(http, url, namespaces):
+def test_managed_fields_in_a_configuration(http, url, namespaces):
+    """structuredmerge.go's 400 where `Unstructured.GetManagedFields()` reads a list (an empty one too) of entries;
+    one it reads as nil (no list, an item no object or not converting) is left to the typing's 500."""
+    ns = namespaces.create()["metadata"]["name"]
+    path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
+
+    def answer(managed: Any) -> tuple[int, str]:
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "managedFields": managed}}
+        st = apply(http, path, json.dumps(body), fieldManager="m").json()
+        return st["code"], st["message"]
+    typed = "failed to create typed patch object (/c; /v1, Kind=ConfigMap): .metadata.managedFields"
+    assert answer([]) == answer([{"manager": "a", "fieldsV1": 3}]) == (400, "metadata.managedFields must be nil")
+    assert answer("x") == (500, f"{typed}: expected list, got &{{x}}")
+    assert answer([1]) == (500, f"{typed}[0]: expected map, got &{{1}}")
+    got = "&value.valueUnstructured{Value:1}"
+    assert answer([{"manager": 1}]) == (500, f"{typed}[0].manager: expected string, got {got}")
+    assert http.get(path).status_code == 404
+
+
+def test_hostile_apply_bodies_get_upstream_s_status(http, url, namespaces):
+    """Not an object: `yaml.Unmarshal`'s 400; a `metadata` that is no map: structured-merge-diff's typing of the
+    configuration (`structuredMergeManager.Apply`, a plain error: 500, no reason), a null one being a valid map."""
     ns = namespaces.create()["metadata"]["name"]
     path = f"{url}/api/v1/namespaces/{ns}/configmaps/c"
     codes = [apply(http, path, body, fieldManager="m").status_code for body in (
         "[]", "3", json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": []}),
         json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": None}))]
-    assert codes == [400, 400, 400, 400]
+    assert codes == [400, 400, 500, 400]  # (the last: no name, `checkName`'s 400)
+    st = apply(http, path, json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": "c"}),
+               fieldManager="m").json()
+    assert st == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
+                  "message": ("failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata: expected map, "
+                              "got &{c}")}
     r = apply(http, path, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  1: a\n", fieldManager="m")
     assert r.status_code == 201 and r.json()["data"] == {"1": "a"}  # YAML keys become JSON strings
 
@@ -204,8 +229,7 @@ def test_apply_a_named_group_kind(http, url, namespaces):
     assert fields["f:spec"]["f:selector"] == {}  # LabelSelector is an atomic struct
     assert "f:status" not in fields  # reset by the main resource's strategy: nobody owns it through it
     st = apply(http, path, json.dumps(dep | {"apiVersion": "v1"}), fieldManager="m").json()
-    assert st["message"] == ("Incorrect version specified in apply patch. Specified patch version: v1, "
-                             "expected: apps/v1")
+    assert st["message"] == "invalid object type: /v1, Kind=Deployment"
 
 
 def test_a_list_map_key_left_out_takes_its_v3_default(http, url, namespaces):

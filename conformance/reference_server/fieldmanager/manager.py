@@ -1,5 +1,5 @@
 """The field manager (upstream `managedfields/internal/fieldmanager.go` and the managers it stacks:
-`structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`, `capmanagers.go`).
+`versioncheck.go`, `structuredmerge.go`, `stripmeta.go`, `managedfieldsupdater.go`, `skipnonapplied.go`, `lastappliedupdater.go`, `capmanagers.go`).
 
 `update` records an Update entry for a create, update or non-apply patch (it never fails: upstream's
 `UpdateNoErrors`); `apply` merges an applied configuration (`application/apply-patch+yaml`) into the live
@@ -15,6 +15,7 @@ from .. import apierrors as E
 from ..goport import gounicode
 from ..goport.gojsonnum import overflow_seen, raw_overflow
 from ..storage.clone import clone
+from ..wire import goconvert
 from . import fieldpath as fp
 from . import reflected, typed
 from .capmanagers import cap_update_managers
@@ -22,6 +23,7 @@ from .conflicts import conflict_error
 from .managed import APPLY, UPDATE, Entry, decode, encode, is_reset, now
 from .schema import Schema
 from .validate import validate
+from .versioncheck import check_version
 from .versionconverter import VersionConverter
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -30,6 +32,7 @@ STRIP = frozenset({("f:apiVersion",), ("f:kind",), ("f:metadata",)} | {
     ("f:metadata", fp.field(f)) for f in ("name", "namespace", "creationTimestamp", "selfLink", "uid",
                                           "clusterName", "generation", "managedFields", "resourceVersion")})
 MAX_MANAGER_LENGTH = 128
+MANAGED_FIELDS_ENTRY = "meta.ManagedFieldsEntry"  # (the field model's message)
 
 
 def refuse_raw_overflow(obj: Any) -> None:
@@ -208,19 +211,13 @@ class FieldManager:
         if not isinstance(config, dict):
             raise E.bad_request("error decoding YAML: json: cannot unmarshal into Go value of type "
                                 "map[string]interface {}")
+        config = json.loads(json.dumps(config))  # sigs.k8s.io/yaml: map keys become JSON strings
+        check_version(config, self.api_version, self.kind)  # (structuredmerge.go's own check: never reached)
         if live:
             refuse_raw_overflow(live)  # (a mutating webhook's: structured-merge-diff walks the live object too)
-        config = json.loads(json.dumps(config))  # sigs.k8s.io/yaml: map keys become JSON strings
         if config.get("metadata", {}) is None:
-            del config["metadata"]
-        if not isinstance(config.get("metadata", {}), dict):
-            raise E.bad_request("metadata must be an object")
-        version = config.get("apiVersion") if isinstance(config.get("apiVersion"), str) else ""
-        if version != self.api_version:
-            raise E.bad_request("Incorrect version specified in apply patch. Specified patch version: "
-                                f"{version}, expected: {self.api_version}")
-        cmeta = config.get("metadata")
-        if isinstance(cmeta, dict) and cmeta.get("managedFields") is not None:
+            del config["metadata"]  # (smd: a null map is a valid one)
+        if _managed_fields_read(config.get("metadata")):
             raise E.bad_request("metadata.managedFields must be nil")
         if (refused := self.typed_patch_error(config)) is not None:  # a plain error upstream: 500, no reason
             raise E.StatusError(E.status_dict(500, None, refused))
@@ -273,12 +270,8 @@ class FieldManager:
         meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
         where = "/".join(v if isinstance(v, str) else "" for v in (meta.get("namespace"), meta.get("name")))
         group, _, version = self.api_version.rpartition("/")
-        kind = config.get("kind") if isinstance(config.get("kind"), str) else ""
-        gvk = f"{group}/{version}, Kind={kind}"
-        if kind != self.kind:  # the type converter has no type for it (`NewNoCorrespondingTypeError`)
-            problem: str | None = f"no corresponding type for {gvk}"
-        else:
-            problem = validate(config, self.schema.types().root)
+        gvk = f"{group}/{version}, Kind={self.kind}"  # (`check_version` passed: the configuration's own)
+        problem = validate(config, self.schema.types().root)
         return None if problem is None else f"failed to create typed patch object ({where}; {gvk}): {problem}"
 
     def _prune(self, merged: dict[str, Any], last: frozenset[fp.Path], entries: list[Entry],
@@ -330,6 +323,16 @@ class FieldManager:
                 typed.remove(obj, parent, schema)
             else:
                 return
+
+
+def _managed_fields_read(meta: Any) -> bool:
+    """Whether `Unstructured.GetManagedFields()` of the configuration is non-nil (structuredmerge.go's 400): a list
+    (an empty one too) of objects each converting into a `ManagedFieldsEntry`; anything else reads as nil, and
+    structured-merge-diff's typing refuses it after (a 500)."""
+    entries = meta.get("managedFields") if isinstance(meta, dict) else None
+    return isinstance(entries, list) and all(
+        isinstance(e, dict) and goconvert.from_unstructured(json.loads(json.dumps(e)), MANAGED_FIELDS_ENTRY) is None
+        for e in entries)
 
 
 def _decode_or_empty(entries: Any) -> list[Entry]:

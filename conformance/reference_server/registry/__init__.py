@@ -172,8 +172,10 @@ class Registry:
                             "status": ("get", "patch", "update")}
         csr.records_requester = True  # type: ignore[attr-defined]
         self.add_group_store(csr)
-        from .eventsview import EventsView  # events.k8s.io/v1: the core events' storage in the v1 shape
-        self.add_group_store(EventsView(self.store, self.deviations))
+        from .eventsview import EventsView, share_converter  # events.k8s.io/v1: the core events' storage, v1 shape
+        view = EventsView(self.store, self.deviations)
+        share_converter(self._content["events"], view)  # (managedFields entries of either version)
+        self.add_group_store(view)
 
     def _install_rbac(self) -> None:
         """`rbac.authorization.k8s.io/v1`'s four kinds (auth/kinds.py), served whatever the authorization mode, as

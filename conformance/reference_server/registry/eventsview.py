@@ -4,7 +4,8 @@ storage, `/registry/events/<ns>/<name>`, two versions).
 `ConvertingStore` sits between this view's generic store and the server's store: objects leave storage as
 events.k8s.io/v1 and enter it as core/v1 (`eventsv1.to_v1`/`to_core`, upstream's conversion), so gets, lists,
 watches, patches, server-side apply and managedFields all work on the v1 shape, as upstream's versioned
-handlers do, while the core/v1 API and every controller keep seeing core Events.
+handlers do, while the core/v1 API and every controller keep seeing core Events. Both APIs' field managers share
+one converter (`share_converter`): each managedFields entry is compared in its own version.
 
 Validation is `pkg/apis/core/validation/events.go` for a request in events.k8s.io/v1 (`ValidateEventCreate`,
 `ValidateEventUpdate` with `requestVersion` events/v1: `legacyValidateEvent`, then the strict rules), run on the
@@ -14,17 +15,24 @@ converted (internal, core-shaped) object, so its paths are upstream's internal n
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import eventsv1
 from ..apierrors import FieldError, GoValue, field_invalid, field_required
+from ..fieldmanager.versionconverter import VersionConverter
 from ..storage import Store
 from ..storage.interface import DELETE, Event
 from ..wire.gosyntax import sharp_v, time_string
 from .group import GroupStore
 from .kinds import ResourceInfo
 from .strategy import Strategy
-from .validation import is_dns1123_subdomain, is_qualified_name, validate_object_meta, validate_object_meta_update
+from .validation import (
+    is_dns1123_subdomain,
+    is_qualified_name,
+    validate_object_meta,
+    validate_object_meta_update,
+)
 
 RESOURCE = "events"
 # pkg/apis/events/v1/conversion.go `AddFieldLabelConversionsForEvent` (since 1.19, kubernetes#92874; 1.33's map, no
@@ -225,6 +233,16 @@ class EventsV1Strategy(Strategy):
         return errs
 
 
+def share_converter(core: Any, view: Any) -> None:
+    """One `VersionConverter` for the core/v1 events' field manager and this view's (set before either is built):
+    an Event's managedFields entry keeps the version it was recorded in, and a write through the other API compares
+    it there (versionconverter.go: through the group's internal version, which for events.k8s.io is core's `Event`,
+    kubernetes `pkg/apis/events/register.go`), so `f:message` and `f:note` are one field seen from each side."""
+    converter = VersionConverter("v1")
+    converter.add(eventsv1.API_VERSION, eventsv1.to_core, eventsv1.to_v1)
+    core.version_converter = view.version_converter = converter
+
+
 class EventsView(GroupStore):
     """The events.k8s.io/v1 store: the generic store over `ConvertingStore` (the core events' storage)."""
 
@@ -246,4 +264,4 @@ class EventsView(GroupStore):
         return render(self.get(ns, name, shared=True))
 
 
-__all__ = ["EVENTS_V1_INFO", "ConvertingStore", "EventsV1Strategy", "EventsView"]
+__all__ = ["EVENTS_V1_INFO", "ConvertingStore", "EventsV1Strategy", "EventsView", "share_converter"]

@@ -124,8 +124,7 @@ def test_apply_status_through_the_main_resource_is_not_owned() -> None:
 
 
 @pytest.mark.parametrize("config, message", [
-    (cm() | {"apiVersion": "v2"}, "Incorrect version specified in apply patch. Specified patch version: v2, "
-                                  "expected: v1"),
+    (cm() | {"apiVersion": "v2"}, "invalid object type: /v2, Kind=ConfigMap"),
     (cm(managedFields=[]), "metadata.managedFields must be nil"),
 ])
 def test_bad_apply_configurations_are_400(config: dict[str, Any], message: str) -> None:

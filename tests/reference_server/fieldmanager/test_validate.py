@@ -93,10 +93,12 @@ def test_what_types_is_merged_as_before() -> None:
     assert POD.apply(None, config, "m", False)["spec"]["containers"][0]["image"] == "i"
 
 
-def test_a_kind_the_endpoint_does_not_serve_has_no_corresponding_type() -> None:
+def test_a_kind_the_endpoint_does_not_serve_is_refused_before_typing() -> None:
+    """versioncheck.go, outside structured-merge: a 400, never smd's `no corresponding type`."""
     config = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c"}}
-    assert refusal(CM, config) == ("failed to create typed patch object (/c; /v1, Kind=Secret): no corresponding "
-                                   "type for /v1, Kind=Secret")
+    with pytest.raises(StatusError) as err:
+        CM.apply(None, config, "m", False)
+    assert (err.value.status["code"], err.value.status["message"]) == (400, "invalid object type: /v1, Kind=Secret")
 
 
 def test_a_custom_resource_types_by_its_structural_schema() -> None:
