@@ -227,6 +227,7 @@ class Read:
     error: str | None = None
     missing_version: bool = False  # `error` is `NewMissingVersionErr`'s, its data (` in '...'`) the caller's
     internal: bool = False  # decoded into the internal type itself (`UseOrCreateObject` returned `into`)
+    unconverted: bool = False  # `error` is the conversion's (another kind, which `Scheme.New` made)
 
 
 def read(api_version: str, kind: str, into: tuple[str, str, str], default_version: str | None = None) -> Read:
@@ -248,7 +249,7 @@ def read(api_version: str, kind: str, into: tuple[str, str, str], default_versio
         return Read(group, version, kind, not_registered(group, version, kind))
     if kind != into[2]:
         return Read(group, version, kind,
-                    f"converting ({made}) to ({internal_type(into[0], into[2])}): unknown conversion")
+                    f"converting ({made}) to ({internal_type(into[0], into[2])}): unknown conversion", unconverted=True)
     return Read(group, version, kind)
 
 
