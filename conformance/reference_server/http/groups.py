@@ -20,7 +20,7 @@ from ..wire import gotypes, legacyscheme
 from ..wire.dupkeys import Repeats
 from ..wire.schema import GROUP_KINDS
 from . import apiservice_groups, extensions, hooks
-from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_body, decode_value, media_type,
+from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_value, media_type,
                      parse_raw, summarize)
 from .router import Route
 

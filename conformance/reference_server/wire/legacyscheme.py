@@ -152,7 +152,8 @@ _REGISTERED: dict[str, str] = {
         "VolumeAttributesClass VolumeAttributesClassList"),
     "storagemigration.k8s.io/v1alpha1": "StorageVersionMigration StorageVersionMigrationList",
 }
-_META_KINDS = frozenset("WatchEvent ListOptions GetOptions DeleteOptions CreateOptions UpdateOptions PatchOptions".split())
+_META_KINDS = frozenset(
+    "WatchEvent ListOptions GetOptions DeleteOptions CreateOptions UpdateOptions PatchOptions".split())
 UNVERSIONED = frozenset("Status APIVersions APIGroupList APIGroup APIResourceList".split())
 KINDS: dict[str, frozenset[str]] = {gv: frozenset(kinds.split()) | _META_KINDS for gv, kinds in _REGISTERED.items()}
 # a group's internal Go package (kubernetes pkg/apis/<dir>), where it is not the group's first label
