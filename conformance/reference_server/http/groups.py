@@ -20,8 +20,8 @@ from ..wire import gotypes, legacyscheme
 from ..wire.dupkeys import Repeats
 from ..wire.schema import GROUP_KINDS
 from . import apiservice_groups, extensions, hooks
-from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_value, media_type,
-                     parse_raw, summarize)
+from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_value, media_type, parse_raw,
+                     refuse_unhandled, summarize)
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
@@ -312,6 +312,9 @@ def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str,
     except ValueError as exc:
         raise E.bad_request(f"the object provided is unrecognized (must be of type {kind}): {exc} "
                             f"({summarize(raw)})") from None
+    if legacyscheme.holds(api_version.rpartition("/")[0]):  # (the protobuf serializer's `copyKindDefaults`, then
+        refuse_unhandled(obj, raw, api_version, kind)      # `unmarshalToObject`: as a JSON body's, bar `a/`)
+        return obj
     version = obj.get("apiVersion")
     if version and version != api_version:
         raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version "
