@@ -213,7 +213,8 @@ def refuse_unhandled(obj: dict[str, Any], raw: bytes, route_version: str, kind: 
     as `the API version in the data (autoscaling/v1) does not match the expected API version (autoscaling/v2)`."""
     api_version, read_kind, _ = gometa.interpret(obj, gometa.members(obj, sorted_keys=yaml_body))
     group, version = legacyscheme.parse_group_version(route_version)
-    found = legacyscheme.read(api_version, read_kind, (group, legacyscheme.INTERNAL, kind), version)
+    found = legacyscheme.read(api_version, read_kind, (group, legacyscheme.INTERNAL, kind), version,
+                              (group, version, kind))
     if found.error is not None:
         why = found.error + (f" in '{raw.decode('utf-8', 'replace')}'" if found.missing_version else "")
         raise cannot_be_handled(found.kind, found.version, kind, why)

@@ -646,7 +646,8 @@ class Handlers:
                 check_depth(patched)
                 with patched_js(old, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
                     # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
-                    refuse_patched_gvk(patched, ctype, patch, False, (SCALE_GROUP, SCALE_KIND), mode, prior, name)
+                    refuse_patched_gvk(patched, ctype, patch, False, (SCALE_GROUP, SCALE_VERSION, SCALE_KIND), mode,
+                                       prior, name)
                     patch_type_error(patched, SCALE_KIND, ctype, patch)
                     if not isinstance(patched.get("metadata"), dict):
                         patched["metadata"] = {}

@@ -266,14 +266,14 @@ def patched_js(doc: Any, patch_type: str, raw: bytes) -> Iterator[None]:
 
 
 def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, custom: bool,
-                       into: tuple[str, str] | None = None, mode: str = "Ignore", prior: list[str] | None = None,
+                       into: tuple[str, str, str] | None = None, mode: str = "Ignore", prior: list[str] | None = None,
                        name: str = "") -> None:
     """A JSON or merge patch's result whose version and kind the JSON serializer cannot read (wire/patchedgvk.py:
     a `kind` or `apiVersion` no string, an `apiVersion` of two slashes, a custom resource's `kind` gone): the 422
     on `patch` `applyPatchToCurrentObject` makes of `DecodeInto`'s error, the patched bytes shown (`PATCHED_JS`),
     and quoted again in a missing kind's message. Within `patched_js`; `custom`: a custom resource.
 
-    `into`: a built-in kind's `(group, kind)`, whose version and kind read then meet `DecodeInto`'s decoder
+    `into`: a built-in kind's served `(group, version, kind)`, whose version and kind read then meet `DecodeInto`'s decoder
     (`patchedgvk.read`): a version or kind the scheme does not register, another kind (`unknown conversion`), a
     group without a version are that 422; a version removed (or `__internal`) is the kind's internal one
     (`gvkWithDefaults` from `ObjectKinds(into)`), so the JSON is read into the internal object itself, whose
@@ -290,7 +290,7 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
             shown.append((lazy() if lazy is not None else None) or gojsonnum.encode(patched))
         return shown[0]
     why = patchedgvk.decode_error(patched, custom, text)
-    found = patchedgvk.read(patched, (into[0], INTERNAL, into[1])) if why is None and into is not None else None
+    found = None if why is not None or into is None else patchedgvk.read(patched, (into[0], INTERNAL, into[2]), into)
     if found is not None:
         why = patchedgvk.scheme_error(found, text)
     if why is not None:
@@ -303,11 +303,11 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
         raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
 
 
-def scheme_kind(store: Any) -> tuple[str, str] | None:
-    """`refuse_patched_gvk`'s `into` for a store's kind: `(group, kind)` where kube-apiserver's scheme holds it
-    (wire/legacyscheme.py), None for another scheme's (a CRD, an APIService)."""
+def scheme_kind(store: Any) -> tuple[str, str, str] | None:
+    """`refuse_patched_gvk`'s `into` for a store's kind: `(group, version, kind)` where kube-apiserver's scheme
+    holds it (wire/legacyscheme.py), None for another scheme's (a CRD, an APIService)."""
     group = getattr(store, "group", "")
-    return (group, store.info.kind) if legacyscheme.holds(group) else None
+    return (group, getattr(store, "version", "v1"), store.info.kind) if legacyscheme.holds(group) else None
 
 
 # the JSON names of `metav1.ObjectMeta`'s fields, which an internal type (embedding it untagged) holds at its top

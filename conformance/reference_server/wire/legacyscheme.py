@@ -231,12 +231,15 @@ class Read:
     unconverted: bool = False  # `error` is the conversion's (another kind, which `Scheme.New` made)
 
 
-def read(api_version: str, kind: str, into: tuple[str, str, str], default_version: str | None = None) -> Read:
+def read(api_version: str, kind: str, into: tuple[str, str, str], default_version: str | None = None,
+         served: tuple[str, str, str] | None = None) -> Read:
     """The serializer's and the codec's reading of `api_version` and `kind` (as `Interpret` read them) for a decode
     into `into` (`(group, version, kind)`: the handlers' `r.New()`, the kind's internal object, version `INTERNAL`;
     a mutating webhook's patch: the versioned object, `newVersionedObject`), which is then converted to the kind's
     internal object; `default_version`: the handler's default kind's version (create, update: the route's), None
-    where it gives none (patch.go's `runtime.DecodeInto`, the dispatcher's `Decode(patchedJS, nil, ...)`)."""
+    where it gives none (patch.go's `runtime.DecodeInto`, the dispatcher's `Decode(patchedJS, nil, ...)`);
+    `served`: the route's own `(group, version, kind)`, registered whatever the table says (a kind this server
+    adds to a built-in group: an extension's, a deviation's)."""
     actual = (*parse_group_version(api_version), kind)
     if default_version is not None:
         actual = with_defaults(actual, (into[0], default_version, into[2]))
@@ -246,6 +249,8 @@ def read(api_version: str, kind: str, into: tuple[str, str, str], default_versio
     if (group, version, kind) == into:
         return Read(group, version, kind, internal=version == INTERNAL)
     made = go_type(group, version, kind)
+    if made is None and (group, version, kind) == served:
+        made = f"{version}.{kind}"
     if made is None:
         return Read(group, version, kind, not_registered(group, version, kind))
     if kind != into[2]:

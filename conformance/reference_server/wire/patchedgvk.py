@@ -39,11 +39,13 @@ def decode_error(doc: dict[str, Any], custom: bool, text: Callable[[], str]) -> 
     return err
 
 
-def read(doc: dict[str, Any], into: tuple[str, str, str]) -> legacyscheme.Read:
+def read(doc: dict[str, Any], into: tuple[str, str, str], served: tuple[str, str, str] | None = None
+         ) -> legacyscheme.Read:
     """The serializer's and the codec's reading of the patched `doc`'s version and kind (as `Interpret` reads them,
-    its keys sorted) for a decode into `into` (`(group, version, kind)`: `legacyscheme.read`'s), no default given."""
+    its keys sorted) for a decode into `into` (`(group, version, kind)`: `legacyscheme.read`'s, as `served`), no
+    default given."""
     api_version, kind, _ = gometa.interpret(doc, gometa.members(doc, sorted_keys=True))
-    return legacyscheme.read(api_version, kind, into)
+    return legacyscheme.read(api_version, kind, into, served=served)
 
 
 def scheme_error(found: legacyscheme.Read, text: Callable[[], str]) -> str | None:
