@@ -409,4 +409,5 @@ def test_rules_review_protobuf(rbac):
     assert r.status_code == 400 and protobuf.decode_response(r.content)["message"] == "no namespace on request"
     r = requests.post(rbac.url + SSRR, data=_ssar_pb(), headers=headers, timeout=10)  # a SSAR body here
     assert r.status_code == 400 and protobuf.decode_response(r.content)["message"] == (
-        'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectRulesReview')
+        'SelfSubjectAccessReview in version "v1" cannot be handled as a SelfSubjectRulesReview: converting '
+        "(v1.SelfSubjectAccessReview) to (authorization.SelfSubjectRulesReview): unknown conversion")

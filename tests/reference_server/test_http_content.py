@@ -246,9 +246,15 @@ def test_a_named_group_kind_posted_as_yaml(http, url, namespaces):
     r = http.post(path, data=body, headers={"Content-Type": "application/yaml"})
     assert r.status_code == 201, r.text
     assert r.json()["apiVersion"] == "apps/v1" and r.json()["spec"]["replicas"] == 2
+    # a version the scheme registers (unserved) decodes, and is refused by create.go's `AcceptsGroupVersion`
+    r = http.post(path, data=body.replace("apps/v1", "apps/v1beta2"), headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 400 and r.json()["message"] == (
+        "the API version in the data (apps/v1beta2) does not match the expected API version (apps/v1)")
+    # one it does not is `Scheme.New`'s error (json.go, `UseOrCreateObject`), through `transformDecodeError`
     r = http.post(path, data=body.replace("apps/v1", "apps/v2"), headers={"Content-Type": "application/yaml"})
     assert r.status_code == 400 and r.json()["message"] == (
-        "the API version in the data (apps/v2) does not match the expected API version (apps/v1)")
+        'Deployment in version "v2" cannot be handled as a Deployment: no kind "Deployment" is registered for '
+        'version "apps/v2" in scheme "pkg/api/legacyscheme/scheme.go:30"')
 
 
 def test_a_named_group_kind_is_decoded_into_its_go_type(http, url, namespaces):

@@ -84,11 +84,19 @@ def test_eviction_body_versions_and_names(http, url, ns):
     assert status_of(r)["message"] == "name in URL does not match name in Eviction object"
     # the body is decoded into policy.Eviction as upstream's decoder does: an unknown pair, a kind without
     # conversion, a field of the wrong JSON type
+    # (json.go returns `Scheme.New`'s error with the kind it read: `transformDecodeError` names it)
     r = _evict(http, url, ns, body={"apiVersion": "apps/v1", "kind": "Eviction", "metadata": {"name": "p"}})
-    assert r.status_code == 400
-    assert r.json()["message"].startswith('the object provided is unrecognized (must be of type Eviction): no kind '
-                                          '"Eviction" is registered for version "apps/v1" in scheme '
-                                          '"pkg/api/legacyscheme/scheme.go:30" (')
+    assert (r.status_code, r.json()["message"]) == (400, 'Eviction in version "v1" cannot be handled as a Eviction: '
+                                                         'no kind "Eviction" is registered for version "apps/v1" in '
+                                                         'scheme "pkg/api/legacyscheme/scheme.go:30"')
+    r = _evict(http, url, ns, body={"apiVersion": "policy/v2", "Kind": "Eviction", "metadata": {"name": "p"}})
+    assert (r.status_code, r.json()["message"]) == (400, 'Eviction in version "v2" cannot be handled as a Eviction: '
+                                                         'no kind "Eviction" is registered for version "policy/v2" in '
+                                                         'scheme "pkg/api/legacyscheme/scheme.go:30"')
+    r = _evict(http, url, ns, body={"Kind": "PodDisruptionBudget", "metadata": {"name": "p"}})  # (`Interpret`'s)
+    assert (r.status_code, r.json()["message"]) == (400, 'PodDisruptionBudget in version "v1" cannot be handled as a '
+                                                         "Eviction: converting (v1.PodDisruptionBudget) to "
+                                                         "(policy.Eviction): unknown conversion")
     r = _evict(http, url, ns, body={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}})
     assert (r.status_code, r.json()["message"]) == (400, 'Pod in version "v1" cannot be handled as a Eviction: '
                                                          "converting (v1.Pod) to (policy.Eviction): unknown conversion")

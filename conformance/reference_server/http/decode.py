@@ -21,7 +21,7 @@ from ..goport.gojsonraw import go_text
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..fieldmanager.toversioned import convert_error, failed_to_convert
 from ..registry import crobjectmeta
-from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gometa, gonull, gotypes, jsonkindconvert
+from ..wire import apiservicetypes, crdtypes, dupkeys, goconvert, gometa, gonull, gotypes, jsonkindconvert, legacyscheme
 from ..wire.dupkeys import Repeats
 from ..wire.gomime import MediaTypeError, parse_media_type
 from ..wire.goyaml import GoYAMLLoader
@@ -184,7 +184,8 @@ def decode_body(content_type: str | None, raw: bytes, expected_kind: str, repeat
     A missing kind/apiVersion is defaulted from the route, as the apiserver's decoder does. `repeats`: as
     `parse_raw`'s.
     """
-    return decode_value(parse_raw(content_type, raw, expected_kind, repeats), raw, expected_kind)
+    return decode_value(parse_raw(content_type, raw, expected_kind, repeats), raw, expected_kind,
+                        yaml_body=media_type(content_type) == YAML_TYPE)
 
 
 def version_kind_error(value: Any) -> str:
@@ -194,10 +195,43 @@ def version_kind_error(value: Any) -> str:
     return gometa.interpret(value, ())[2] or ""
 
 
-def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None) -> dict[str, Any]:
+def cannot_be_handled(kind: str, version: str, into_kind: str, why: str) -> E.StatusError:
+    """create.go / update.go `transformDecodeError` (endpoints/handlers/rest.go) of a decoder error returned with
+    the kind it read (`gvk.Kind` not empty): `<Kind> in version "<gvk.Version>" cannot be handled as a
+    <into's Kind>: <err>`, a 400. The version is `gvk.Version` alone, without its group."""
+    return E.bad_request(f'{kind} in version "{version}" cannot be handled as a {into_kind}: {why}')
+
+
+def refuse_unhandled(obj: dict[str, Any], raw: bytes, route_version: str, kind: str, yaml_body: bool = False
+                     ) -> None:
+    """A create or update body of a kind of kube-apiserver's scheme (wire/legacyscheme.py), its `apiVersion` and
+    `kind` as `Interpret` reads them (a key in any case; a YAML body's in `YAMLToJSON`'s sorted order), read as the
+    serializer and the versioning codec read them into the route's kind (`route_version`: `group/version`, or
+    `v1`), defaulted from it: what they refuse (a version or kind `Scheme.New` does not know, another kind's
+    `unknown conversion`, a group without a version), through `transformDecodeError`; then create.go / update.go's
+    `AcceptsGroupVersion`: another registered version of the kind (or its internal one) decodes, and is refused
+    as `the API version in the data (autoscaling/v1) does not match the expected API version (autoscaling/v2)`."""
+    api_version, read_kind, _ = gometa.interpret(obj, gometa.members(obj, sorted_keys=yaml_body))
+    group, version = legacyscheme.parse_group_version(route_version)
+    found = legacyscheme.read(api_version, read_kind, (group, legacyscheme.INTERNAL, kind), version,
+                              (group, version, kind))
+    if found.error is not None:
+        why = found.error + (f" in '{raw.decode('utf-8', 'replace')}'" if found.missing_version else "")
+        raise cannot_be_handled(found.kind, found.version, kind, why)
+    read_version = legacyscheme.group_version(found.group, found.version)
+    if read_version != route_version:
+        raise E.bad_request(f"the API version in the data ({read_version}) does not match the expected API version "
+                            f"({route_version})")
+
+
+def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | None = None,
+                 route_version: str | None = "v1", yaml_body: bool = False) -> dict[str, Any]:
     """`decode_body` after parsing: `obj` (from `raw`) as an object of `expected_kind` in core v1. `schema_kind`:
     the name the field model knows the kind by where it is not `expected_kind` (a custom resource's
-    `<group>/<Kind>`, which a core kind's Go type must not judge)."""
+    `<group>/<Kind>`, which a core kind's Go type must not judge). `route_version`: the route's `group/version`
+    of a kind of kube-apiserver's scheme, its body's version and kind read as `refuse_unhandled` reads them (a
+    YAML body's: `yaml_body`); None (a CRD, an APIService, a custom resource: other schemes), the body's
+    `apiVersion` already the route's (or `v1`), its kind checked here."""
     if obj is None and "/" not in (schema_kind or expected_kind):
         obj = {}  # `null` (an empty YAML body's too): encoding/json leaves the typed object as it was, its zero
     if not isinstance(obj, dict):
@@ -206,9 +240,11 @@ def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | No
     if kind is not None and not isinstance(kind, str) or version is not None and not isinstance(version, str) \
             or isinstance(version, str) and version.count("/") > 1:
         raise _unrecognized(expected_kind, gometa.interpret_error(obj) or "", raw)  # (`parse_raw` read no pairs)
-    if version and version != "v1":
+    if route_version is not None:
+        refuse_unhandled(obj, raw, route_version, expected_kind, yaml_body)
+    elif version and version != "v1":
         raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version (v1)")
-    if kind and kind != expected_kind:
+    elif kind and kind != expected_kind:
         if kind not in hooks.KNOWN_KINDS:
             raise _unrecognized(expected_kind, f'no kind "{kind}" is registered for version "v1" in scheme '
                                 '"pkg/api/legacyscheme/scheme.go:30"', raw)

@@ -23,9 +23,9 @@ from ..registry.eviction import evict_pod
 from . import params as P
 from .context import ServerContext
 from . import hooks
-from ..wire import gotypes
+from ..wire import gometa, gotypes, legacyscheme
 from ..wire.dupkeys import Repeats
-from .decode import PROTOBUF_TYPE, decode_body, media_type, parse_raw, summarize
+from .decode import PROTOBUF_TYPE, YAML_TYPE, cannot_be_handled, decode_body, media_type, parse_raw, summarize
 from .handlers import check_path_segment, read_body
 from .respond import object_response
 from .router import Route
@@ -36,13 +36,13 @@ GROUP_VERSION = "policy/v1"
 ACCEPTED_VERSIONS = ("policy/v1", "policy/v1beta1")
 
 
-def decode_eviction(content_type: str | None, raw: bytes,
-                    registered: Callable[[str, str], bool] = lambda version, kind: False,
-                    mode: str = "Warn") -> dict[str, Any]:
+def decode_eviction(content_type: str | None, raw: bytes, mode: str = "Warn") -> dict[str, Any]:
     """The request body as a `policy/v1` Eviction (a missing apiVersion/kind is the route's). As upstream's decoder
-    into `policy.Eviction`: another kind the scheme knows (`registered(apiVersion, kind)`) has no conversion, an
-    unknown version/kind pair is unrecognized, a field of the wrong JSON type is Go's decoding error; then the
-    strict decoder's unknown and repeated fields under `mode` (`fieldValidation`: http/subbody.py)."""
+    into `policy.Eviction` (http/decode.py `refuse_unhandled`'s reading, wire/legacyscheme.py): a version or kind
+    the scheme does not register is `Scheme.New`'s error, another kind has no conversion, both named with the kind
+    read; a version the subresource does not accept (`EvictionREST.AcceptsGroupVersion`: policy/v1 and v1beta1)
+    does not match; a field of the wrong JSON type is Go's decoding error; then the strict decoder's unknown and
+    repeated fields under `mode` (`fieldValidation`: http/subbody.py)."""
     repeats: list[Repeats] = []
     obj = _parse(content_type, raw, repeats)
     if obj is None:  # `null`, an empty YAML body: the zero Eviction (encoding/json leaves it as it was)
@@ -50,35 +50,23 @@ def decode_eviction(content_type: str | None, raw: bytes,
     if not isinstance(obj, dict) or not all(isinstance(obj.get(k) or "", str) for k in ("apiVersion", "kind")):
         decode_body(content_type, raw, "Eviction")  # raises the core decoder's error for these
         raise E.bad_request("the body of the request must be an object")
-    version, kind = obj.get("apiVersion") or GROUP_VERSION, obj.get("kind") or "Eviction"
-    if kind != "Eviction" and registered(version, kind):
-        raise E.bad_request(f'{kind} in version "{version.rpartition("/")[2]}" cannot be handled as a Eviction: '
-                            f"converting ({version.rpartition('/')[2]}.{kind}) to (policy.Eviction): unknown "
-                            "conversion")
-    if kind != "Eviction" or version not in ACCEPTED_VERSIONS:
-        raise E.bad_request(f'the object provided is unrecognized (must be of type Eviction): no kind "{kind}" is '
-                            f'registered for version "{version}" in scheme "pkg/api/legacyscheme/scheme.go:30" '
-                            f"({summarize(raw)})")
+    api_version, kind, _ = gometa.interpret(obj, gometa.members(obj, sorted_keys=media_type(content_type) == YAML_TYPE))
+    found = legacyscheme.read(api_version, kind, ("policy", legacyscheme.INTERNAL, "Eviction"), "v1")
+    if found.error is not None:
+        why = found.error + (f" in '{raw.decode('utf-8', 'replace')}'" if found.missing_version else "")
+        raise cannot_be_handled(found.kind, found.version, "Eviction", why)
+    version = legacyscheme.group_version(found.group, found.version)
+    if version not in ACCEPTED_VERSIONS:
+        raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version "
+                            f"({GROUP_VERSION})")
     err = gotypes.type_error(obj, "policy.Eviction") or gotypes.object_meta_error(obj, "Eviction")
     if err:
-        raise E.bad_request(f'Eviction in version "{version.rpartition("/")[2]}" cannot be handled as a Eviction: '
-                            f"{err}")
-    validate_fields(obj, "Eviction", version.rpartition("/")[2], "policy.Eviction", mode, repeats,
-                    EVICTION_FIELDS)
+        raise cannot_be_handled("Eviction", found.version, "Eviction", err)
+    validate_fields(obj, "Eviction", found.version, "policy.Eviction", mode, repeats, EVICTION_FIELDS)
     if obj.get("metadata") is None:
         obj["metadata"] = {}
     obj["apiVersion"], obj["kind"] = GROUP_VERSION, "Eviction"
     return obj
-
-
-def registered_kinds(registry: Any) -> Callable[[str, str], bool]:
-    """Whether the server's scheme knows `kind` in `apiVersion` (core v1 or a served group-version)."""
-    def registered(api_version: str, kind: str) -> bool:
-        if api_version == "v1":
-            return kind in hooks.KNOWN_KINDS
-        return any(getattr(s, "api_version", "") == api_version and s.info.kind == kind
-                   for s in registry.group_stores())
-    return registered
 
 
 def _parse(content_type: str | None, raw: bytes, repeats: list[Repeats]) -> Any:
@@ -100,8 +88,7 @@ async def handle_eviction(ctx: ServerContext, request: web.Request, route: Route
     query_dry_run = request.query.getall("dryRun", [])
     dry = P.dry_run(query_dry_run)
     mode = P.field_validation(request.query)
-    body = decode_eviction(request.headers.get("Content-Type"), await read_body(request),
-                           registered_kinds(ctx.registry), mode)
+    body = decode_eviction(request.headers.get("Content-Type"), await read_body(request), mode)
     meta = body["metadata"] if isinstance(body["metadata"], dict) else {}
     ns = meta.get("namespace")
     if ns and ns != route.namespace:

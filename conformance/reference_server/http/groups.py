@@ -16,12 +16,12 @@ from ..auth.review import BY_PLURAL as REVIEWS, GROUP as AUTHZ_GROUP, REVIEW_KIN
 from ..fieldmanager.manager import refuse_raw_overflow
 from ..registry import GenericStore, Registry
 from ..registry.apipriority import group_priorities
-from ..wire import gotypes
+from ..wire import gotypes, legacyscheme
 from ..wire.dupkeys import Repeats
 from ..wire.schema import GROUP_KINDS
 from . import apiservice_groups, extensions, hooks
-from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_body, decode_value, media_type,
-                     parse_raw, summarize)
+from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_value, media_type, parse_raw,
+                     refuse_unhandled, summarize)
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
@@ -312,6 +312,9 @@ def decode_unstored_body(content_type: str | None, raw: bytes, api_version: str,
     except ValueError as exc:
         raise E.bad_request(f"the object provided is unrecognized (must be of type {kind}): {exc} "
                             f"({summarize(raw)})") from None
+    if legacyscheme.holds(api_version.rpartition("/")[0]):  # (the protobuf serializer's `copyKindDefaults`, then
+        refuse_unhandled(obj, raw, api_version, kind)      # `unmarshalToObject`: as a JSON body's, bar `a/`)
+        return obj
     version = obj.get("apiVersion")
     if version and version != api_version:
         raise E.bad_request(f"the API version in the data ({version}) does not match the expected API version "
@@ -328,20 +331,22 @@ def decode_named_body(content_type: str | None, raw: bytes, api_version: str, ki
     reads YAML as JSON: `yaml.YAMLToJSON`) parsed once, its `apiVersion` checked against the group's, then the core
     decoder's checks on it (`schema_kind`: the kind the field model knows it by, as in `decode_value`; a custom
     resource's, `<group>/<Kind>`, must name its kind: `decode.custom_kind_error`, under `strict` or not)."""
-    if media_type(content_type) not in JSON_TYPES and media_type(content_type) != YAML_TYPE:
-        obj = decode_body(content_type, raw, kind)  # (its 415 or protobuf answer)
+    custom = schema_kind is not None and "/" in schema_kind
+    scheme = None if custom or not legacyscheme.holds(api_version.rpartition("/")[0]) else api_version
+    yaml_body = media_type(content_type) == YAML_TYPE
+    if media_type(content_type) not in JSON_TYPES and not yaml_body:
+        obj = decode_value(parse_raw(content_type, raw, kind), raw, kind, route_version=scheme or "v1")  # (its 415)
     else:
         probe = parse_raw(content_type, raw, kind, repeats)
-        if schema_kind is not None and "/" in schema_kind and (missing := custom_kind_error(
-                probe, raw, kind, api_version, strict, media_type(content_type) == YAML_TYPE)) is not None:
+        if custom and (missing := custom_kind_error(probe, raw, kind, api_version, strict, yaml_body)) is not None:
             raise missing
-        if isinstance(probe, dict):
+        if isinstance(probe, dict) and scheme is None:  # (another scheme's kind: its version checked here)
             version = probe.get("apiVersion")
             if isinstance(version, str) and version and version != api_version:
                 raise E.bad_request(f"the API version in the data ({version}) does not match the expected API "
                                     f"version ({api_version})")
             if isinstance(version, str) and version:
                 probe["apiVersion"] = "v1"
-        obj = decode_value(probe, raw, kind, schema_kind)
+        obj = decode_value(probe, raw, kind, schema_kind, route_version=scheme, yaml_body=yaml_body)
     obj["apiVersion"] = api_version
     return obj

@@ -48,7 +48,7 @@ from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
 from .patchtype import patch_type
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH, PATCH_TYPES, STRATEGIC_PATCH,
-                    apply_patch, patched_js, refuse_patched_gvk)
+                    apply_patch, patched_js, refuse_patched_gvk, scheme_kind)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
@@ -503,7 +503,9 @@ class Handlers:
         """What every patched object goes through before the registry: it must still decode into the kind.
         `prior`: the strict errors of reading the patch itself (`patch_strict_errors`), named first."""
         check_depth(patched)
-        refuse_patched_gvk(patched, ctype, patch, custom=bool(getattr(store, "crd_name", None)))
+        custom = bool(getattr(store, "crd_name", None))
+        refuse_patched_gvk(patched, ctype, patch, custom, None if custom else scheme_kind(store), mode, prior,
+                           route.name)
         if (refused := patched_meta_error(patched, ctype)) is not None:
             raise patch_invalid(patched, ctype, patch, refused)
         patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
@@ -644,7 +646,8 @@ class Handlers:
                 check_depth(patched)
                 with patched_js(old, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
                     # the patched (or applied) Scale must decode (convert) into autoscaling/v1's type
-                    refuse_patched_gvk(patched, ctype, patch, custom=False)
+                    refuse_patched_gvk(patched, ctype, patch, False, (SCALE_GROUP, SCALE_VERSION, SCALE_KIND), mode,
+                                       prior, name)
                     patch_type_error(patched, SCALE_KIND, ctype, patch)
                     if not isinstance(patched.get("metadata"), dict):
                         patched["metadata"] = {}

@@ -11,7 +11,8 @@ from typing import Any
 
 from .. import apierrors as E
 from ..goport import gojsonlazy, gojsonnum
-from ..wire import patchedgvk
+from ..wire import legacyscheme, patchedgvk
+from ..wire.legacyscheme import INTERNAL
 from ..wire.gomaps import ordered_like
 from ..wire.gotypes import kind_word
 from ..wire.patchmeta import EMPTY, Node
@@ -264,11 +265,21 @@ def patched_js(doc: Any, patch_type: str, raw: bytes) -> Iterator[None]:
         PATCHED_JS.reset(token)
 
 
-def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, custom: bool) -> None:
+def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, custom: bool,
+                       into: tuple[str, str, str] | None = None, mode: str = "Ignore", prior: list[str] | None = None,
+                       name: str = "") -> None:
     """A JSON or merge patch's result whose version and kind the JSON serializer cannot read (wire/patchedgvk.py:
     a `kind` or `apiVersion` no string, an `apiVersion` of two slashes, a custom resource's `kind` gone): the 422
     on `patch` `applyPatchToCurrentObject` makes of `DecodeInto`'s error, the patched bytes shown (`PATCHED_JS`),
-    and quoted again in a missing kind's message. Within `patched_js`; `custom`: a custom resource."""
+    and quoted again in a missing kind's message. Within `patched_js`; `custom`: a custom resource.
+
+    `into`: a built-in kind's served `(group, version, kind)`, whose version and kind read then meet `DecodeInto`'s decoder
+    (`patchedgvk.read`): a version or kind the scheme does not register, another kind (`unknown conversion`), a
+    group without a version are that 422; a version removed (or `__internal`) is the kind's internal one
+    (`gvkWithDefaults` from `ObjectKinds(into)`), so the JSON is read into the internal object itself, whose
+    fields have no JSON names (kjson matches them case-sensitively): under Strict (`mode`) the 422 naming its
+    unknown fields after the patch's own (`prior`), else the object has no name and `applyPatch`'s `checkName`
+    refuses it (`name`: the URL's)."""
     if patch_type not in (JSON_PATCH, MERGE_PATCH):
         return
     shown: list[str] = []
@@ -279,8 +290,32 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
             shown.append((lazy() if lazy is not None else None) or gojsonnum.encode(patched))
         return shown[0]
     why = patchedgvk.decode_error(patched, custom, text)
+    found = None if why is not None or into is None else patchedgvk.read(patched, (into[0], INTERNAL, into[2]), into)
+    if found is not None:
+        why = patchedgvk.scheme_error(found, text)
     if why is not None:
         raise patch_invalid(patched, patch_type, patch, why, text())
+    if found is not None and found.internal and not _OBJECT_META_NAMES & patched.keys():
+        unknown = [f'unknown field "{key}"' for key in sorted(patched) if key not in ("apiVersion", "kind")]
+        if mode == "Strict" and (prior or unknown):
+            raise patch_invalid(patched, patch_type, patch,
+                                "strict decoding error: " + ", ".join([*(prior or []), *unknown]), text())
+        raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
+
+
+def scheme_kind(store: Any) -> tuple[str, str, str] | None:
+    """`refuse_patched_gvk`'s `into` for a store's kind: `(group, version, kind)` where kube-apiserver's scheme
+    holds it (wire/legacyscheme.py), None for another scheme's (a CRD, an APIService)."""
+    group = getattr(store, "group", "")
+    return (group, getattr(store, "version", "v1"), store.info.kind) if legacyscheme.holds(group) else None
+
+
+# the JSON names of `metav1.ObjectMeta`'s fields, which an internal type (embedding it untagged) holds at its top
+# level: a patched object holding one at its own is not followed into the internal type (README "Known gaps")
+_OBJECT_META_NAMES = frozenset({
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+    "managedFields"})
 
 
 def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,

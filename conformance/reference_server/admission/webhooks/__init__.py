@@ -43,7 +43,7 @@ from ... import apierrors as E
 from ...goport import gojsonlazy, gojsonnum, gojsonraw
 from ...registry import Registry
 from ...registry.webhooktransport import service_lookup
-from ...wire import gotypes, patchedgvk
+from ...wire import gotypes, legacyscheme, patchedgvk
 from ...wire.textdecode import loads_json
 from .. import chain
 from . import client, patchread, review
@@ -193,11 +193,13 @@ class WebhookAdmission:
         if obj is None:
             raise review.internal(ValueError(f'admission webhook "{hook.get("name")}" attempted to modify the '
                                              "object, which is not supported for this operation"))
-        return self._patched(obj, resp, a.custom)
+        return self._patched(obj, resp, a.custom, _versioned_kind(a))
 
-    def _patched(self, obj: dict[str, Any], resp: dict[str, Any], custom: bool) -> tuple[dict[str, Any], bool]:
+    def _patched(self, obj: dict[str, Any], resp: dict[str, Any], custom: bool,
+                 into: tuple[str, str, str] | None = None) -> tuple[dict[str, Any], bool]:
         """The patch applied to the object's JSON as the review encodes it (the dispatcher's `patchObj.Apply(objJS)`),
-        read back as held here, and whether it changed the object (patchread.py)."""
+        read back as held here, and whether it changed the object (patchread.py). `into`: a built-in kind's
+        versioned kind (`attr.VersionedKind`, `_versioned_kind`), whose version and kind the patched JSON's meet."""
         if resp.get("patchType") != "JSONPatch":
             raise review.internal(ValueError(f'unsupported patch type "{resp.get("patchType", "")}"'))
         try:
@@ -215,6 +217,11 @@ class WebhookAdmission:
             raise review.internal(ValueError(getattr(exc, "text", exc.status.get("message", "")))) from None
         if isinstance(patched, dict):  # `jsonSerializer.Decode(patchedJS, ...)`: its version and kind read first
             why = patchedgvk.decode_error(patched, custom, lambda: _patched_bytes(obj, text, custom, patched))
+            if why is None and into is not None:  # `Decode(patchedJS, nil, newVersionedObject)`, then `Convert`
+                found = patchedgvk.read(patched, into)
+                why = patchedgvk.scheme_error(found, lambda: _patched_bytes(obj, text, custom, patched))
+                if found.unconverted:  # (decoded as that kind: `Dispatch` returns `Convert`'s error bare, a 500)
+                    raise E.StatusError(E.status_dict(500, None, why or ""))
             if why is not None:
                 raise review.internal(ValueError(why))
         if raws:
@@ -266,6 +273,13 @@ class WebhookAdmission:
             warnings += [w for w in resp.get("warnings") or [] if isinstance(w, str)]
             if not resp.get("allowed"):
                 raise review.denied(str(hook.get("name")), resp.get("status"))
+
+
+def _versioned_kind(a: Attributes) -> tuple[str, str, str] | None:
+    """`attr.VersionedKind` of a built-in kind (kube-apiserver's scheme: wire/legacyscheme.py), which the
+    dispatcher's `newVersionedObject` is; None for a custom resource, a CRD, an APIService (other schemes)."""
+    group, version = a.kind_gv or (a.group, a.version)
+    return (group, version, a.kind) if not a.custom and a.kind and legacyscheme.holds(group) else None
 
 
 def _patched_bytes(obj: dict[str, Any], patch: bytes, custom: bool, patched: dict[str, Any]) -> str:
