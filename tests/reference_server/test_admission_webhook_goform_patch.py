@@ -39,6 +39,7 @@ PATCHES: dict[str, list[dict[str, Any]]] = {
     "/rulesempty": [{"op": "test", "path": "/rules", "value": None},
                     {"op": "replace", "path": "/rules", "value": []}],
     "/crtest": [{"op": "test", "path": "/spec/a", "value": 1}],
+    "/unknown": [{"op": "add", "path": "/bogus", "value": 1}, {"op": "add", "path": "/metadata/bogus", "value": {}}],
 }
 
 
@@ -247,3 +248,14 @@ def test_a_custom_resource_s_float_read_back_as_an_integer_is_a_change(server, h
         assert paths == ["/allow", "/crtest", "/allow"]
     finally:
         requests.delete(f"{server.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/floats.{group}")
+
+
+def test_a_field_the_go_type_lacks_is_no_change(server, hook, ns):
+    """The decode into the Go type drops a field it does not have (`jsonSerializer.Decode`, not strict): a patch
+    adding only such fields leaves the object as it was (webhook 1 not called again) and they are not stored."""
+    got: list[requests.Response] = []
+    paths = _reinvoked(server, hook, ns, "/unknown", ("configmaps",), lambda: got.append(_configmap(server, ns, "u")),
+                       first="/allow")
+    assert got[0].status_code == 201, got[0].text
+    assert "bogus" not in got[0].json() and "bogus" not in got[0].json()["metadata"]
+    assert paths == ["/allow", "/unknown"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...goport import gojsonnum
-from ...wire import gonull, schema
+from ...wire import gonull, openapi_schemas, schema
 from ...wire.gomaps import ordered_like
 from . import review, semantic
 
@@ -69,6 +69,7 @@ def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool, raw_fields:
     if not custom and isinstance(out, dict):
         message = schema.OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind")))  # type: ignore[arg-type]
         if message is not None:
+            _drop_unknown(out, openapi_schemas.known_fields("", message), obj)
             gonull.settle(out, message)
     out = ordered_like(out, obj)
     if isinstance(out, dict) and isinstance(patched, dict):
@@ -78,6 +79,25 @@ def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool, raw_fields:
             else:
                 out.pop(name, None)
     return out
+
+
+def _drop_unknown(value: dict[str, Any], model: dict[str, Any], held: Any) -> None:
+    """The fields the Go type lacks dropped from `value` (in place), as the non-strict decode drops them; a field
+    the held object has is kept (the decoder let it through: an extension's)."""
+    held = held if isinstance(held, dict) else {}
+    for key in list(value):
+        if key not in model:
+            if key not in held:
+                del value[key]
+        elif isinstance(model[key], dict):
+            item, was = value[key], held.get(key)
+            if isinstance(item, dict):
+                _drop_unknown(item, model[key], was)
+            elif isinstance(item, list):
+                olds = was if isinstance(was, list) and len(was) == len(item) else [None] * len(item)
+                for element, old in zip(item, olds):
+                    if isinstance(element, dict):
+                        _drop_unknown(element, model[key], old)
 
 
 def go_read(value: Any) -> Any:
