@@ -25,6 +25,7 @@ def test_a_quantity_is_compared_by_its_value():
     assert semantic.typed_equal(sent, _pod(cpu="0.001k"))
     assert not semantic.typed_equal(sent, _pod(cpu="1001m"))
     assert not semantic.typed_equal(sent, _pod(memory="1k"))  # (1000, not 1024)
+    assert not semantic.typed_equal(sent, _pod(cpu="1e999999999"))  # (compared as written, not computed)
 
 
 def test_a_time_is_compared_by_its_instant():
