@@ -103,8 +103,7 @@ def _drop_unknown(value: dict[str, Any], model: dict[str, Any], held: Any) -> No
 def go_read(value: Any) -> Any:
     """A custom resource's Go-written map as util/json reads it back (sigs.k8s.io/json
     `UnmarshalCaseSensitivePreserveInts`: a number written without fraction or exponent that fits is an int64): a
-    float64 with an integral value below 2^63, which encoding/json writes as digits, read as an int. A copy where
-    one changes."""
+    float64 with an integral value below 2^63, which encoding/json writes as digits, read as an int. A copy."""
     if isinstance(value, dict):
         return {k: go_read(v) for k, v in value.items()}
     if isinstance(value, list):
