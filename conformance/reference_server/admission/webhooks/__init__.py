@@ -207,10 +207,11 @@ class WebhookAdmission:
             ops = loads_json(text)  # numbers as Go reads the patched bytes
         except (ValueError, TypeError) as exc:
             raise review.internal(exc) from None
-        raws = _raw_state(obj)  # the patch ran on the object's JSON: an untouched `RawExtension` compacted
-        sent = obj if raws else review.encoded(obj, custom)  # (a kind with one: patched as held, as before)
+        sent = review.encoded(obj, custom)  # (a `RawExtension` as `MarshalJSON` writes it: its bytes, or `null`)
+        raws = _raw_state(sent)  # evanphx's bytes of the `RawExtension`s the patch leaves or brings
+        base = patchread.go_read(sent) if custom else sent  # (a custom resource's numbers as util/json reads them)
         try:
-            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(sent), ops, text))
+            patched = gotypes.keep_raw_literals(self.json_patch(copy.deepcopy(base), ops, text))
             if raws:
                 gojsonraw.repatched(patched, raws, text.decode("utf-8", "replace"), merge=False)
         except E.StatusError as exc:  # (`Apply`'s error in evanphx's words: http/patch.py `PatchApplyError`)
@@ -224,10 +225,8 @@ class WebhookAdmission:
                     raise E.StatusError(E.status_dict(500, None, why or ""))
             if why is not None:
                 raise review.internal(ValueError(why))
-        if raws:
-            return patched, patched != obj
-        new = patchread.held(patched, sent, obj, custom)  # `jsonSerializer.Decode(patchedJS, ...)`
-        return (new, True) if patchread.changed(new, sent, custom) else (obj, False)
+        new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())
+        return new, patchread.changed(new, sent, custom)  # (the decoded object is kept, changed or not)
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                        dry_run: bool, options: dict[str, Any] | None, warnings: list[str],

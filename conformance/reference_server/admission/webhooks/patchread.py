@@ -9,18 +9,24 @@ and counts the call as a change only when `!apiequality.Semantic.DeepEqual(attr.
 newVersionedObject)`: a patch that leaves the decoded object as it was (a no-op, or a `remove` of a
 `creationTimestamp: null` the decode restores) changes nothing, so no reinvocation follows.
 
+The patch runs on that JSON for every kind: a ControllerRevision's `data` (a `runtime.RawExtension`) is there as
+`MarshalJSON` writes it (its bytes compacted, `null` when it has none), and the decode keeps the bytes the patched
+JSON holds (`UnmarshalJSON`; `null` leaves `Raw` nil): evanphx's bytes (gojsonraw.repatched). A custom resource's
+map is read back as util/json reads it (`go_read`: an integral float64 written as digits is an int64 again).
+
 This server holds an object in its own form (only the fields it was given or set): `held` maps the patched
 Go-written JSON back onto it, dropping what the encoding wrote that the patch left as it was, and `changed`
-compares the two objects as Go writes them.
+compares the two objects as Go writes them, as `Semantic.DeepEqual` compares the Go values (semantic.py). The
+decoded object is kept whether or not it changed (`attr.VersionedObject = newVersionedObject`).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ...goport import gojsonnum
-from ...wire import gonull, schema
+from ...wire import gonull, openapi_schemas, schema
 from ...wire.gomaps import ordered_like
-from . import review
+from . import review, semantic
 
 _ABSENT = object()
 
@@ -54,29 +60,62 @@ def _unwritten(value: Any, sent: Any, held: Any) -> Any:
     return value
 
 
-def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool) -> Any:
+def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool, raw_fields: tuple[str, ...] = ()) -> Any:
     """The patched Go-written JSON (`patched`, from `sent`, `review.encoded(obj)`) as the object this server holds:
-    a built-in kind's nulls as the JSON decoder leaves them (gonull.settle), keys in `obj`'s order."""
+    a built-in kind's nulls as the JSON decoder leaves them (gonull.settle), keys in `obj`'s order; each
+    `RawExtension` field (`raw_fields`) the value with the bytes evanphx wrote (gojsonraw.repatched), none for
+    `null` (`UnmarshalJSON` leaves `Raw` nil)."""
     out = _unwritten(patched, sent, obj)
     if not custom and isinstance(out, dict):
         message = schema.OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind")))  # type: ignore[arg-type]
         if message is not None:
+            _drop_unknown(out, openapi_schemas.known_fields("", message), obj)
             gonull.settle(out, message)
-    return ordered_like(out, obj)
+    out = ordered_like(out, obj)
+    if isinstance(out, dict) and isinstance(patched, dict):
+        for name in raw_fields:  # (after the walks above, which would make a plain value of the held bytes)
+            if patched.get(name) is not None:
+                out[name] = patched[name]
+            else:
+                out.pop(name, None)
+    return out
 
 
-def _semantic(value: Any) -> Any:
-    """A Go-written value as `Semantic.DeepEqual` compares it: a nil slice and an empty one are equal (apimachinery
-    third_party/forked/golang/reflect `Equalities.DeepEqual`)."""
+def _drop_unknown(value: dict[str, Any], model: dict[str, Any], held: Any) -> None:
+    """The fields the Go type lacks dropped from `value` (in place), as the non-strict decode drops them; a field
+    the held object has is kept (the decoder let it through: an extension's)."""
+    held = held if isinstance(held, dict) else {}
+    for key in list(value):
+        if key not in model:
+            if key not in held:
+                del value[key]
+        elif isinstance(model[key], dict):
+            item, was = value[key], held.get(key)
+            if isinstance(item, dict):
+                _drop_unknown(item, model[key], was)
+            elif isinstance(item, list):
+                olds = was if isinstance(was, list) and len(was) == len(item) else [None] * len(item)
+                for element, old in zip(item, olds):
+                    if isinstance(element, dict):
+                        _drop_unknown(element, model[key], old)
+
+
+def go_read(value: Any) -> Any:
+    """A custom resource's Go-written map as util/json reads it back (sigs.k8s.io/json
+    `UnmarshalCaseSensitivePreserveInts`: a number written without fraction or exponent that fits is an int64): a
+    float64 with an integral value below 2^63, which encoding/json writes as digits, read as an int. A copy."""
     if isinstance(value, dict):
-        return {k: _semantic(v) for k, v in value.items()}
+        return {k: go_read(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_semantic(v) for v in value] if value else None
+        return [go_read(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 63:
+        return int(value)
     return value
 
 
 def changed(new: Any, sent: Any, custom: bool) -> bool:
-    """`!apiequality.Semantic.DeepEqual(attr.VersionedObject, newVersionedObject)`, on the two as Go writes them."""
-    if custom:  # (an unstructured map's `[]` and nil differ: interface values)
-        return not _same(review.encoded(new, custom), sent)
-    return not _same(_semantic(review.encoded(new, custom)), _semantic(sent))
+    """`!apiequality.Semantic.DeepEqual(attr.VersionedObject, newVersionedObject)` (semantic.py), on the two as Go
+    writes them (`sent`: the review's object)."""
+    if custom:
+        return not semantic.unstructured_equal(review.encoded(new, custom), sent)
+    return not semantic.typed_equal(review.encoded(new, custom), sent)
