@@ -27,6 +27,10 @@ _BIN_BY_EXP = {v // 10: k for k, v in _BIN.items()}
 _NANO = Fraction(1, 10 ** 9)
 MAX_INT64 = 2 ** 63 - 1
 MAX_MILLI_VALUE = MAX_INT64 // 1000  # resource.MaxMilliValue
+# Exact arithmetic here costs what the number's digits cost (quadratic in CPython, which also refuses to print an
+# int of more than 4,300 digits), on the event loop: a quantity of more significant digits, or a decimal exponent
+# further from 0, is refused as unparseable, where upstream's inf.Dec takes it (README, Known gaps).
+MAX_DIGITS = 4000
 
 
 class QuantityError(ValueError):
@@ -57,13 +61,19 @@ class Quantity:
         sign = -1 if num.startswith("-") else 1
         digits = num.lstrip("+-")
         whole, _, frac = digits.partition(".")  # "", "." and "1." are numbers to ParseQuantity
+        whole, frac = whole.lstrip("0"), frac.rstrip("0")  # the same value
+        if len(whole) + len(frac) > MAX_DIGITS:
+            raise QuantityError(FORMAT_WRONG)
         mantissa = Fraction(int(whole or "0")) + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)
         if suffix in _BIN:
             fmt, factor = BINARY_SI, Fraction(2 ** _BIN[suffix])
         elif suffix in _DEC:
             fmt, factor = DECIMAL_SI, Fraction(10) ** _DEC[suffix]
         elif re.fullmatch(r"[eE][-+]?[0-9]+", suffix):
-            fmt, factor = DECIMAL_EXPONENT, Fraction(10) ** int(suffix[1:])
+            exponent = (int(suffix[1:]) + 2 ** 31) % 2 ** 32 - 2 ** 31  # suffix.go: `int32(parsed)`, wrapped
+            if abs(exponent) > MAX_DIGITS:
+                raise QuantityError(FORMAT_WRONG)
+            fmt, factor = DECIMAL_EXPONENT, Fraction(10) ** exponent
         else:
             raise QuantityError("unable to parse quantity's suffix")
         value = mantissa * factor
@@ -157,7 +167,9 @@ def _suffix_ok(suffix: str) -> bool:
     if len(suffix) > 1 and suffix[0] in "eE":
         rest = suffix[1:]
         digits = rest[1:] if rest[:1] in "+-" else rest
-        return bool(digits) and set(digits) <= _DIGITS and int(rest) in range(-2**63, 2**63)
+        significant = digits.lstrip("0")  # strconv.ParseInt takes leading zeros
+        return bool(digits) and set(digits) <= _DIGITS and len(significant) <= 19 and \
+            int(rest[:1] + significant if rest[:1] == "-" else significant or "0") in range(-2**63, 2**63)
     return False
 
 
@@ -183,7 +195,19 @@ def parse_error(text: str) -> str | None:
             pos += 1
         if pos < end:
             return FORMAT_WRONG
-    return None if _suffix_ok(text[start:]) else SUFFIX_WRONG
+    if not _suffix_ok(text[start:]):
+        return SUFFIX_WRONG
+    return FORMAT_WRONG if _beyond_bounds(text[:start], text[start:]) else None
+
+
+def _beyond_bounds(number: str, suffix: str) -> bool:
+    """Whether `Quantity.parse` refuses the quantity for its cost (`MAX_DIGITS`), not for its syntax."""
+    whole, _, frac = number.lstrip("+-").partition(".")
+    if len(whole.lstrip("0")) + len(frac.rstrip("0")) > MAX_DIGITS:
+        return True
+    if suffix[:1] in ("e", "E") and len(suffix) > 1:
+        return abs((int(suffix[1:]) + 2 ** 31) % 2 ** 32 - 2 ** 31) > MAX_DIGITS
+    return False
 
 
 def int64_amount(text: str) -> tuple[int, int, str, str] | None:
