@@ -42,6 +42,7 @@ from . import deleteoptions
 from .subbody import SCALE_MESSAGE, validate_fields
 from ..registry.crdschema.defaults import coerce_error
 from ..registry.crschema import embedded_unknown_paths, unknown_paths
+from ..registry import crtypemeta
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -135,7 +136,7 @@ def _coerce_error(store: GenericStore, obj: dict[str, Any]) -> str | None:
     the error, not the strict ones, in every `fieldValidation`); None for any other kind."""
     if not getattr(store, "crd_name", None):
         return None
-    err = coerce_error(obj, getattr(store.strategy, "schema", None))
+    err = coerce_error(obj, _decode_schema(store, obj))
     return None if err is None else str(err)
 
 
@@ -145,8 +146,18 @@ def _pruned(store: GenericStore, obj: dict[str, Any]) -> list[str] | None:
     `schemaCoercingDecoder`'s strict errors); None for any other kind."""
     if not getattr(store, "crd_name", None):
         return None
-    schema = getattr(store.strategy, "schema", None)
+    schema = _decode_schema(store, obj)
     return unknown_paths(obj, schema) + embedded_unknown_paths(obj, schema)
+
+
+def _decode_schema(store: GenericStore, obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema a custom resource's decoder coerces `obj` with: its version's, or that of the version a patched
+    object names, none for another kind (registry/crtypemeta.py `decode_schema`)."""
+    own = getattr(store.strategy, "schema", None)
+    if not crtypemeta.names_other(obj, store.api_version, store.info.kind):  # type: ignore[attr-defined]
+        return own
+    return crtypemeta.decode_schema(obj, getattr(store, "crd", None), getattr(store, "group", ""),
+                                    store.info.kind, own)
 
 
 class Handlers:
@@ -506,7 +517,10 @@ class Handlers:
         refuse_patched_gvk(patched, ctype, patch, custom=bool(getattr(store, "crd_name", None)))
         if (refused := patched_meta_error(patched, ctype)) is not None:
             raise patch_invalid(patched, ctype, patch, refused)
-        patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
+        custom = bool(getattr(store, "crd_name", None))
+        if not custom or ctype == APPLY_PATCH:
+            patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
+        # (a custom resource's JSON or merge patch keeps the version and kind it names: registry/crtypemeta.py)
         model = _field_model(store)
         patch_type_error(patched, _schema_kind(store), ctype, patch, model)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
