@@ -42,11 +42,12 @@ from typing import Any, Awaitable, Callable
 from ... import apierrors as E
 from ...goport import gojsonlazy, gojsonnum, gojsonraw
 from ...registry import Registry
+from ...registry.crd import CRD_KEY
 from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes, patchedgvk
 from ...wire.textdecode import loads_json
 from .. import chain
-from . import client, patchread, review
+from . import client, crversioned, patchread, review
 from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
@@ -152,6 +153,25 @@ class WebhookAdmission:
         hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
         if not hooks:
             return obj
+        if crversioned.foreign(obj, a):  # (a patched custom resource naming another version or kind)
+            original, dirty = obj, [False]
+            obj = crversioned.versioned(obj, a, self._crd(a))  # type: ignore[arg-type]
+            out = await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin, dirty)
+            return crversioned.back(out, original, dirty[0])  # type: ignore[arg-type]
+        return await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin)
+
+    def _crd(self, a: Attributes) -> dict[str, Any] | None:
+        try:
+            return self.registry.store.get(CRD_KEY, "", f"{a.resource.partition('/')[0]}.{a.group}", shared=True)
+        except Exception:  # noqa: BLE001 - gone since the request was routed: no version is the CRD's
+            return None
+
+    async def _mutate_hooks(self, hooks: list[dict[str, Any]], a: Attributes, obj: dict[str, Any] | None,
+                            old: dict[str, Any] | None, user: Any, dry_run: bool, options: dict[str, Any] | None,
+                            warnings: list[str], builtin: Callable[[dict[str, Any]], None] | None = None,
+                            dirty: list[bool] | None = None) -> dict[str, Any] | None:
+        """`_mutate`'s rounds over the matching `hooks`; `dirty[0]` is set when a patch changed the object."""
+        dirty = dirty if dirty is not None else [False]
         invoked: set[int] = set()    # previously invoked IfNeeded webhooks
         reinvoke: set[int] = set()   # those the second round calls
         should_reinvoke = False
@@ -160,6 +180,7 @@ class WebhookAdmission:
                 continue
             obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
             if changed:
+                dirty[0] = True
                 reinvoke |= invoked
                 invoked = set()
                 should_reinvoke = True
@@ -175,7 +196,8 @@ class WebhookAdmission:
                 obj = again
         for i, hook in enumerate(hooks):
             if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
-                obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
+                obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
+                dirty[0] = dirty[0] or changed
         return obj
 
     async def _mutate_one(self, hook: dict[str, Any], a: Attributes, obj: dict[str, Any] | None,
