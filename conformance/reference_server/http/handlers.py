@@ -43,6 +43,7 @@ from .subbody import SCALE_MESSAGE, validate_fields
 from ..registry.crdschema.defaults import coerce_error
 from ..registry.crschema import embedded_unknown_paths, unknown_paths
 from ..registry import crtypemeta
+from ..registry.crconversion import patched as crpatched
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -474,7 +475,10 @@ class Handlers:
             if raws:
                 gojsonraw.repatched(patched, raws, raw.decode("utf-8", "replace"), ctype == MERGE_PATCH)
             with patched_js(current, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
-                return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
+                out = self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
+            if custom:  # (the field manager's conversion of an object naming another version)
+                crpatched.ask(store, current, out)
+            return out
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
