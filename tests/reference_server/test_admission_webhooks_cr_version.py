@@ -4,6 +4,7 @@ object back to the version it names (its kind the webhook's), and refuses a vers
 with the converter's error, an internal error wrapped twice. Before, the webhook was sent the object as patched."""
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from typing import Any, Iterator
@@ -24,9 +25,25 @@ MERGE_PATCH = {"Content-Type": "application/merge-patch+json"}
 SCHEMALESS = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
 
 
+class VersionHook(Hook):
+    """The admission tests' `Hook`, and `/set-<field>?<value>` (a JSONPatch replacing the root `<field>`: `apiVersion`
+    or `kind`, the value `{group}` standing for the CRD's group)."""
+
+    group = ""
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if not path.startswith("/set-"):
+            return super().answer(path, body)
+        field, _, value = path.removeprefix("/set-").partition("=")
+        ops = [{"op": "replace", "path": f"/{field}", "value": value.replace("GROUP", self.group)}]
+        return 200, {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                     "response": {"uid": body["request"]["uid"], "allowed": True, "patchType": "JSONPatch",
+                                  "patch": base64.b64encode(json.dumps(ops).encode()).decode()}}
+
+
 @pytest.fixture(scope="module")
-def hook() -> Iterator[Hook]:
-    h = Hook()
+def hook() -> Iterator[VersionHook]:
+    h = VersionHook()
     yield h
     h.stop()
 
@@ -95,3 +112,35 @@ def test_a_version_the_converter_refuses_is_an_internal_error(thing: tuple[str, 
     assert (r.json()["message"], r.json()["details"]) == (f"Internal error occurred: {inner}",
                                                           {"causes": [{"message": inner}]}), r.text
     assert len(hook.reviews) == calls  # (refused before the call)
+
+
+@pytest.mark.parametrize("field, value, status, why", [
+    ("apiVersion", "GROUP/v2", 200, ""),
+    ("kind", "Other", 422, 'kind: Invalid value: "Other": must be Thing'),
+    ("apiVersion", "GROUP/v9", 500, "request to convert CR from an invalid group/version: GROUP/v9"),
+    ("apiVersion", "other.example.com/v1", 500, 'other.example.com/v1, Kind=Thing is unstructured and is not '
+                                                'suitable for converting to "GROUP/v1"')])
+def test_a_webhook_s_patch_of_the_version_is_converted_back(server: RunningServer, thing: tuple[str, str],
+                                                           hook: VersionHook, field: str, value: str, status: int,
+                                                           why: str) -> None:
+    """`Convert(VersionedObject, attr.GetObject())` after the webhooks: another of the CRD's versions is converted
+    back to the request's (the update made), another kind kept (the strategy refuses it), a version that is none
+    of the CRD's refused by the converter, its error returned bare (a 500 without reason or details)."""
+    group, url = thing
+    hook.group = group
+    ns = url.split("/namespaces/")[1].split("/")[0]
+    cfg = configure(server, MUTATING, ns, None, f"{hook.url}/set-{field}={value}", hook.ca_bundle, ["things"],
+                    api_groups=[group], operations=["UPDATE"])
+    try:
+        r = requests.patch(url, data=json.dumps({"spec": {"b": 2}}), headers=MERGE_PATCH)
+    finally:
+        unconfigure(server, MUTATING, cfg)
+    assert r.status_code == status, r.text
+    if status == 200:
+        assert (r.json()["apiVersion"], r.json()["kind"], r.json()["spec"]) == (f"{group}/v1", "Thing",
+                                                                                {"a": 1, "b": 2}), r.text
+    elif status == 422:
+        assert r.json()["message"] == f'Other.{group} "t" is invalid: {why}', r.text
+    else:
+        assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                            "message": why.replace("GROUP", group), "code": 500}, r.text

@@ -153,12 +153,13 @@ class WebhookAdmission:
         hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
         if not hooks:
             return obj
-        if crversioned.foreign(obj, a):  # (a patched custom resource naming another version or kind)
-            original, dirty = obj, [False]
+        if not crversioned.custom(obj, a):
+            return await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin)
+        original, dirty = obj, [False]  # a custom resource: converted to the webhooks' version and back
+        if crversioned.foreign(obj, a):  # (a patched one naming another version or kind)
             obj = crversioned.versioned(obj, a, self._crd(a))  # type: ignore[arg-type]
-            out = await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin, dirty)
-            return crversioned.back(out, original, dirty[0])  # type: ignore[arg-type]
-        return await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin)
+        out = await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin, dirty)
+        return crversioned.back(out, original, dirty[0], self._crd(a) if dirty[0] else None)  # type: ignore[arg-type]
 
     def _crd(self, a: Attributes) -> dict[str, Any] | None:
         try:
