@@ -43,6 +43,7 @@ from ... import apierrors as E
 from ...goport import gojsonlazy, gojsonnum, gojsonraw
 from ...registry import Registry
 from ...registry.crd import CRD_KEY
+from ...registry.crconversion import webhook as crwebhook
 from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes, patchedgvk
 from ...wire.textdecode import loads_json
@@ -158,8 +159,26 @@ class WebhookAdmission:
         original, dirty = obj, [False]  # a custom resource: converted to the webhooks' version and back
         if crversioned.foreign(obj, a):  # (a patched one naming another version or kind)
             obj = crversioned.versioned(obj, a, self._crd(a))  # type: ignore[arg-type]
+            try:
+                converted = await self._cr_converted(a, original, obj["apiVersion"])  # type: ignore[arg-type]
+            except E.StatusError as exc:  # (`VersionedAttribute`'s internal error, the dispatcher's around it)
+                raise E.internal(f"Internal error occurred: {exc.status.get('message', '')}") from None
+            obj = obj if converted is None else {**converted, "kind": a.kind}
         out = await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin, dirty)
-        return crversioned.back(out, original, dirty[0], self._crd(a) if dirty[0] else None)  # type: ignore[arg-type]
+        back = crversioned.back(out, original, dirty[0], self._crd(a) if dirty[0] else None)  # type: ignore[arg-type]
+        if back is not original and out is not None:  # (the converter's error returned bare)
+            converted = await self._cr_converted(a, out, str(original.get("apiVersion")))  # type: ignore[union-attr]
+            return back if converted is None else converted
+        return back
+
+    async def _cr_converted(self, a: Attributes, obj: dict[str, Any], desired: str) -> dict[str, Any] | None:
+        """`obj` converted to `desired` by its CRD's conversion webhook (registry/crconversion/webhook.py, its
+        error the converter's); None where the CRD converts by `apiVersion` alone or there is nothing to convert."""
+        store = self.registry.custom.lookup(a.group, a.resource.partition("/")[0], a.version)
+        converter = getattr(store, "converter", None)
+        if converter is None or not converter.webhook or obj.get("apiVersion") == desired:
+            return None
+        return await crwebhook.convert(converter, obj, desired, self.service)
 
     def _crd(self, a: Attributes) -> dict[str, Any] | None:
         try:

@@ -14,8 +14,8 @@ CRD's versions is undone, to one that is none of them refused, whatever the requ
 unpatched one leaves it as it was. (Dirty is
 any non-empty patch; here, a patch that changed the object: webhooks/__init__.py's `changed`.)
 
-Strategy `None` only: nop_converter.go sets `apiVersion`; a conversion webhook's CRD is converted so too here
-(README "Known gaps")."""
+Here the checks and nop_converter.go's relabelling (`apiVersion`; the kind set); a CRD converting by webhook is
+asked by webhooks/__init__.py (`_cr_converted`)."""
 from __future__ import annotations
 
 from typing import Any
