@@ -7,7 +7,8 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import requests
@@ -98,8 +99,8 @@ def test_the_webhook_is_sent_the_request_s_version_and_kind(thing: tuple[str, st
 @pytest.mark.parametrize("api_version, why", [
     ("{group}/v9", "request to convert CR from an invalid group/version: {group}/v9"),
     ("v9", '/v9, Kind=Thing is unstructured and is not suitable for converting to "{group}/v1"'),
-    ("other.example.com/v1", 'other.example.com/v1, Kind=Thing is unstructured and is not suitable for converting '
-                             'to "{group}/v1"'),
+    ("other.example.com/v1", ('other.example.com/v1, Kind=Thing is unstructured and is not suitable for '
+                              'converting to "{group}/v1"')),
     (None, '/, Kind=Thing is unstructured and is not suitable for converting to "{group}/v1"')])
 def test_a_version_the_converter_refuses_is_an_internal_error(thing: tuple[str, str], hook: Hook,
                                                               api_version: str | None, why: str) -> None:
@@ -118,8 +119,8 @@ def test_a_version_the_converter_refuses_is_an_internal_error(thing: tuple[str, 
     ("apiVersion", "GROUP/v2", 200, ""),
     ("kind", "Other", 422, 'kind: Invalid value: "Other": must be Thing'),
     ("apiVersion", "GROUP/v9", 500, "request to convert CR from an invalid group/version: GROUP/v9"),
-    ("apiVersion", "other.example.com/v1", 500, 'other.example.com/v1, Kind=Thing is unstructured and is not '
-                                                'suitable for converting to "GROUP/v1"')])
+    ("apiVersion", "other.example.com/v1", 500, ('other.example.com/v1, Kind=Thing is unstructured and is not '
+                                                 'suitable for converting to "GROUP/v1"'))])
 def test_a_webhook_s_patch_of_the_version_is_converted_back(server: RunningServer, thing: tuple[str, str],
                                                            hook: VersionHook, field: str, value: str, status: int,
                                                            why: str) -> None:

@@ -7,7 +7,8 @@ straight copy), so the object keeps the version and kind it names; the strategy'
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import requests

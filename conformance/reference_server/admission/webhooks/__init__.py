@@ -42,8 +42,8 @@ from typing import Any, Awaitable, Callable
 from ... import apierrors as E
 from ...goport import gojsonlazy, gojsonnum, gojsonraw
 from ...registry import Registry
-from ...registry.crd import CRD_KEY
 from ...registry.crconversion import webhook as crwebhook
+from ...registry.crd import CRD_KEY
 from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes, patchedgvk
 from ...wire.textdecode import loads_json

@@ -25,7 +25,6 @@ from ...goport.gofmt import go_quote
 from ...registry.crtypemeta import group_version, names_other
 
 
-
 def custom(obj: Any, a: Any) -> bool:
     """Whether `obj` is a custom resource (an `Unstructured` the CRD's converter converts), not a subresource's
     typed kind."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import requests
@@ -38,7 +39,7 @@ def hook() -> Iterator[PatchingHook]:
 MERGE_PATCH = {"Content-Type": "application/merge-patch+json"}
 
 
-def test_the_field_manager_asks_the_webhook(widgets: Widgets, hook: ConversionHook) -> None:
+def test_the_field_manager_asks_the_webhook(widgets: Widgets, hook: ConversionHook) -> None:  # noqa: F811
     created = widgets.create("v1", "q", {"replicas": 1})
     assert created.status_code == 201
     uid = created.json()["metadata"]["uid"]
@@ -65,7 +66,7 @@ def test_the_field_manager_asks_the_webhook(widgets: Widgets, hook: ConversionHo
 
 
 def test_mutating_webhooks_are_sent_the_object_converted_by_the_webhook(
-        server: RunningServer, widgets: Widgets, hook: PatchingHook) -> None:
+        server: RunningServer, widgets: Widgets, hook: PatchingHook) -> None:  # noqa: F811
     """`ConvertToGVK` converts with the CRD's converter: the conversion webhook is asked for the patched
     v1beta1 object in v1 (the mutating webhook is sent its answer), and for the mutating webhook's result back
     in v1beta1 (`Convert(VersionedObject, attr.GetObject())`); a mutating webhook's own patch to v1beta1 is
