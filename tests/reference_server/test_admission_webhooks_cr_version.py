@@ -27,16 +27,19 @@ SCHEMALESS = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unkno
 
 
 class VersionHook(Hook):
-    """The admission tests' `Hook`, and `/set-<field>?<value>` (a JSONPatch replacing the root `<field>`: `apiVersion`
+    """The admission tests' `Hook`, `/noop` (a patch that changes nothing), and `/set-<field>=<value>` (a JSONPatch replacing the root `<field>`: `apiVersion`
     or `kind`, the value `{group}` standing for the CRD's group)."""
 
     group = ""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-        if not path.startswith("/set-"):
+        if path == "/noop":
+            ops: list[dict[str, Any]] = [{"op": "test", "path": "/kind", "value": "Thing"}]
+        elif not path.startswith("/set-"):
             return super().answer(path, body)
-        field, _, value = path.removeprefix("/set-").partition("=")
-        ops = [{"op": "replace", "path": f"/{field}", "value": value.replace("GROUP", self.group)}]
+        else:
+            field, _, value = path.removeprefix("/set-").partition("=")
+            ops = [{"op": "replace", "path": f"/{field}", "value": value.replace("GROUP", self.group)}]
         return 200, {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
                      "response": {"uid": body["request"]["uid"], "allowed": True, "patchType": "JSONPatch",
                                   "patch": base64.b64encode(json.dumps(ops).encode()).decode()}}
@@ -53,6 +56,16 @@ def hook() -> Iterator[VersionHook]:
 def thing(server: RunningServer, hook: Hook) -> Iterator[tuple[str, str]]:
     """A two-version CRD (v1 stored, v2 served), an object `t` made in v1, and a mutating webhook labelling
     every UPDATE of it; yields (the group, the object's v1 URL)."""
+    yield from _thing(server, hook, "/label")
+
+
+@pytest.fixture
+def noop_thing(server: RunningServer, hook: Hook) -> Iterator[tuple[str, str]]:
+    """`thing` with a webhook whose patch changes nothing (one `test` operation)."""
+    yield from _thing(server, hook, "/noop")
+
+
+def _thing(server: RunningServer, hook: Hook, path: str) -> Iterator[tuple[str, str]]:
     ns = f"whv-{uuid.uuid4().hex[:8]}"
     assert requests.post(f"{server.url}/api/v1/namespaces",
                          json={"metadata": {"name": ns, "labels": {"hooks": ns}}}).status_code == 201
@@ -65,7 +78,7 @@ def thing(server: RunningServer, hook: Hook) -> Iterator[tuple[str, str]]:
     base = f"{server.url}/apis/{group}/v1/namespaces/{ns}/things"
     assert requests.post(base, json={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "t"},
                                      "spec": {"a": 1}}).status_code == 201
-    cfg = configure(server, MUTATING, ns, None, f"{hook.url}/label", hook.ca_bundle, ["things"],
+    cfg = configure(server, MUTATING, ns, None, f"{hook.url}{path}", hook.ca_bundle, ["things"],
                     api_groups=[group], operations=["UPDATE"])
     try:
         yield group, f"{base}/t"
@@ -145,3 +158,11 @@ def test_a_webhook_s_patch_of_the_version_is_converted_back(server: RunningServe
     else:
         assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                             "message": why.replace("GROUP", group), "code": 500}, r.text
+
+
+def test_a_patch_that_changes_nothing_still_converts_back(noop_thing: tuple[str, str], hook: VersionHook) -> None:
+    """`attr.Dirty` is any applied patch of at least one operation: the versioned object (kind `Thing`) is
+    converted back even when the patch left it as it was, so another kind the request's patch wrote is gone."""
+    _, url = noop_thing
+    r = requests.patch(url, data='[{"op":"replace","path":"/kind","value":"Other"}]', headers=JSON_PATCH)
+    assert r.status_code == 200 and r.json()["kind"] == "Thing", r.text

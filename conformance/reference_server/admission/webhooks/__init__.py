@@ -190,7 +190,7 @@ class WebhookAdmission:
                             old: dict[str, Any] | None, user: Any, dry_run: bool, options: dict[str, Any] | None,
                             warnings: list[str], builtin: Callable[[dict[str, Any]], None] | None = None,
                             dirty: list[bool] | None = None) -> dict[str, Any] | None:
-        """`_mutate`'s rounds over the matching `hooks`; `dirty[0]` is set when a patch changed the object."""
+        """`_mutate`'s rounds over the matching `hooks`; `dirty[0]` is set when a patch was applied."""
         dirty = dirty if dirty is not None else [False]
         invoked: set[int] = set()    # previously invoked IfNeeded webhooks
         reinvoke: set[int] = set()   # those the second round calls
@@ -198,9 +198,8 @@ class WebhookAdmission:
         for i, hook in enumerate(hooks):
             if not self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 continue
-            obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
+            obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
             if changed:
-                dirty[0] = True
                 reinvoke |= invoked
                 invoked = set()
                 should_reinvoke = True
@@ -216,14 +215,14 @@ class WebhookAdmission:
                 obj = again
         for i, hook in enumerate(hooks):
             if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
-                obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
-                dirty[0] = dirty[0] or changed
+                obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
         return obj
 
     async def _mutate_one(self, hook: dict[str, Any], a: Attributes, obj: dict[str, Any] | None,
                           old: dict[str, Any] | None, user: Any, dry_run: bool, options: dict[str, Any] | None,
-                          warnings: list[str]) -> tuple[dict[str, Any] | None, bool]:
-        """One mutating call: (the object after its patch, whether the patch changed it)."""
+                          warnings: list[str], dirty: list[bool] | None = None) -> tuple[dict[str, Any] | None, bool]:
+        """One mutating call: (the object after its patch, whether the patch changed it); `dirty[0]` set when a
+        patch of at least one operation was applied (`callAttrMutatingHook`'s `attr.Dirty`, changed or not)."""
         resp = await self._call(hook, a, obj, old, user, dry_run, options, mutating=True)
         if resp is None:
             return obj, False
@@ -235,7 +234,13 @@ class WebhookAdmission:
         if obj is None:
             raise review.internal(ValueError(f'admission webhook "{hook.get("name")}" attempted to modify the '
                                              "object, which is not supported for this operation"))
-        return self._patched(obj, resp, a.custom)
+        out = self._patched(obj, resp, a.custom)
+        if dirty is not None and not dirty[0]:
+            try:
+                dirty[0] = bool(loads_json(base64.b64decode(resp["patch"])))  # (`len(patchObj) == 0`: not applied)
+            except (ValueError, TypeError, E.StatusError):
+                dirty[0] = True
+        return out
 
     def _patched(self, obj: dict[str, Any], resp: dict[str, Any], custom: bool) -> tuple[dict[str, Any], bool]:
         """The patch applied to the object's JSON as the review encodes it (the dispatcher's `patchObj.Apply(objJS)`),

@@ -11,8 +11,8 @@ dispatcher, and sets the kind (`SetGroupVersionKind`). After the webhooks, a pat
 versioned object is converted back into the request's object (`Convert(VersionedObject, attr.GetObject())`: to
 that object's version, the content, kind too, the webhook's: a webhook's patch of `apiVersion` to another of the
 CRD's versions is undone, to one that is none of them refused, whatever the request's object named); an
-unpatched one leaves it as it was. (Dirty is
-any non-empty patch; here, a patch that changed the object: webhooks/__init__.py's `changed`.)
+unpatched one leaves it as it was (Dirty: a patch of at least one operation was applied, whether it changed the
+object or not).
 
 Here the checks and nop_converter.go's relabelling (`apiVersion`; the kind set); a CRD converting by webhook is
 asked by webhooks/__init__.py (`_cr_converted`)."""
@@ -55,7 +55,7 @@ def back(result: dict[str, Any] | None, original: dict[str, Any], dirty: bool, c
     versioned object converted to the version `original` names (`crConverter.Convert`: its kind, and any version
     the webhook's patch wrote, as the patch left them), or the converter's error as `Dispatch` returns it (no
     API status: `ErrorToAPIStatus`' 500 with the bare message) for a version that is none of the CRD's."""
-    if not dirty or result is None:
+    if not dirty or result is None or result is original:  # (the request's version, untouched: nothing to do)
         return original
     to_group, to_version = group_version(original.get("apiVersion"))
     group, version = group_version(result.get("apiVersion"))
