@@ -136,3 +136,33 @@ def test_through_another_served_version(http: requests.Session, things: tuple[st
                    headers=MERGE_PATCH)
     assert r.status_code == 422, r.text
     assert r.json()["details"]["causes"] == [_cause("apiVersion", f"{group}/v1", f"{group}/v2")], r.text
+
+
+def test_an_object_an_older_storage_version_wrote_is_patched_in_the_request_s_version(
+        http: requests.Session, url: str, namespaces: NamespaceFactory) -> None:
+    """The current object is decoded from storage and converted to the request's version before the patch
+    (`applyPatchToCurrentObject` encodes it in that version): one stored as v1beta1, patched through v1 once
+    v1 is the storage version, names v1 and is accepted."""
+    ns = namespaces.create("crpv")["metadata"]["name"]
+    group = f"{unique('crpv')}.example.com"
+    body = {"metadata": {"name": f"things.{group}"},
+            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
+                     "versions": [{"name": "v1", "served": True, "storage": False, "schema": _schema("a", "b")},
+                                  {"name": "v1beta1", "served": True, "storage": True, "schema": _schema("a", "b")}]}}
+    assert create_crd(http, url, body).status_code == 201
+    try:
+        base = f"{url}/apis/{group}/v1/namespaces/{ns}/things"
+        r = http.post(base, json={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "t"},
+                                  "spec": {"a": 1}})
+        assert r.status_code == 201, r.text
+        crd = http.get(f"{url}{CRDS}/things.{group}").json()
+        for v in crd["spec"]["versions"]:
+            v["storage"] = v["name"] == "v1"
+        assert http.put(f"{url}{CRDS}/things.{group}", json=crd).status_code == 200
+        for patch, headers in (({"spec": {"b": 2}}, MERGE_PATCH), ([{"op": "add", "path": "/spec/b", "value": 3}],
+                                                                   JSON_PATCH)):
+            r = http.patch(f"{base}/t", data=json.dumps(patch), headers=headers)
+            assert r.status_code == 200, r.text
+            assert r.json()["apiVersion"] == f"{group}/v1", r.text
+    finally:
+        http.delete(f"{url}{CRDS}/things.{group}")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from typing import Any, Awaitable
 
@@ -469,6 +470,8 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {undecodable}")
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
+            if custom and current.get("apiVersion") != store.api_version:  # (an older storage version's: decoded
+                current = {**current, "apiVersion": store.api_version}  # and converted to the request's first)
             raws = raw_before_patch(store, current, ctype)
             patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY,
                                   raw)
@@ -484,11 +487,12 @@ class Handlers:
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
         kw = dict(strategy=self._strategy(route, store), dry_run=dry, field_manager=manager,
                   **update_admission(self.ctx.admission, store.info, subresource_name(route.target)))
-        if self.webhooks.active():
-            out = await self._admitted_update(request, route, store, transform, warnings, kw)
-        else:
-            out = await self._write(store, route, patch, store.update, route.namespace, route.name, transform=transform,
-                                    **kw)
+        with crtypemeta.patching() if custom else contextlib.nullcontext():
+            if self.webhooks.active():
+                out = await self._admitted_update(request, route, store, transform, warnings, kw)
+            else:
+                out = await self._write(store, route, patch, store.update, route.namespace, route.name,
+                                        transform=transform, **kw)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _admitted_update(self, request: web.Request, route: Route, store: GenericStore,

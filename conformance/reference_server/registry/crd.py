@@ -375,7 +375,7 @@ class CustomResourceStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
         old = crschema.decoded(old, self.schema, self.defaults, self.embedded)
-        if self.api_version and crtypemeta.names_other(new, self.api_version, self.info.kind):
+        if self.api_version and crtypemeta.checked(new, self.api_version, self.info.kind):
             self._refuse_type_meta(new, old)
         errs = super().validate_update(new, old)
 
@@ -429,7 +429,8 @@ class CustomResourceStatusStrategy(CustomResourceStrategy):
     scale_spec = embedded_checked = False
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        if self.api_version:  # status_strategy.go: the old object's copy, its version and kind too (once typed)
+        if self.api_version and crtypemeta.checked(new, self.api_version, self.info.kind):
+            # status_strategy.go: the old object's copy, its version and kind too (once typed)
             if (refused := crtypemeta.untyped(new)) is not None:
                 raise refused
             new["apiVersion"], new["kind"] = self.api_version, self.info.kind

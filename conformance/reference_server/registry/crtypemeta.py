@@ -15,15 +15,37 @@ is not the request's, the Invalid error naming the object's own group and kind (
 """
 from __future__ import annotations
 
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .. import apierrors as E
 from ..apierrors import FieldError
 from ..goport.gofmt import go_quote
 
+# a custom resource's JSON or merge patch being written: only its object may name another version or kind (a
+# controller's write of an object an older storage version wrote carries that version: the store relabels it)
+PATCHING: contextvars.ContextVar[bool] = contextvars.ContextVar("crtypemeta_patching", default=False)
+
 # (`unstructuredSchemaCoercer.apply` with `structuralSchemas[v]` nil: `PruneWithOptions` prunes at the root
 # with an empty structural schema, keeping only `apiVersion`, `kind` and `metadata`)
 NO_SCHEMA: dict[str, Any] = {"type": "object"}
+
+
+@contextmanager
+def patching() -> Iterator[None]:
+    """Within: the write of a custom resource's JSON or merge patch (the offloaded calls copy the context)."""
+    token = PATCHING.set(True)
+    try:
+        yield
+    finally:
+        PATCHING.reset(token)
+
+
+def checked(obj: dict[str, Any], api_version: str, kind: str) -> bool:
+    """Whether `obj` is a patched object naming another version or kind, to be refused (within `patching`)."""
+    return PATCHING.get() and names_other(obj, api_version, kind)
 
 
 def group_version(api_version: Any) -> tuple[str, str]:
@@ -87,4 +109,5 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-__all__ = ["NO_SCHEMA", "decode_schema", "group_version", "invalid", "names_other", "type_meta_errors", "untyped"]
+__all__ = ["NO_SCHEMA", "PATCHING", "checked", "decode_schema", "group_version", "invalid", "names_other", "patching",
+           "type_meta_errors", "untyped"]

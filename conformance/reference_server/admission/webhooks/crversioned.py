@@ -22,7 +22,7 @@ from typing import Any
 
 from ... import apierrors as E
 from ...goport.gofmt import go_quote
-from ...registry.crtypemeta import group_version, names_other
+from ...registry.crtypemeta import checked, group_version
 
 
 def custom(obj: Any, a: Any) -> bool:
@@ -33,7 +33,7 @@ def custom(obj: Any, a: Any) -> bool:
 
 def foreign(obj: Any, a: Any) -> bool:
     """Whether `obj`, a custom resource's, names another version or kind than the request (`a`)."""
-    return custom(obj, a) and names_other(obj, f"{a.group}/{a.version}", a.kind)
+    return custom(obj, a) and checked(obj, f"{a.group}/{a.version}", a.kind)
 
 
 def versioned(obj: dict[str, Any], a: Any, crd: dict[str, Any] | None) -> dict[str, Any]:
