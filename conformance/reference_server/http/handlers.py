@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from typing import Any, Awaitable
 
@@ -42,6 +43,8 @@ from . import deleteoptions
 from .subbody import SCALE_MESSAGE, validate_fields
 from ..registry.crdschema.defaults import coerce_error
 from ..registry.crschema import embedded_unknown_paths, unknown_paths
+from ..registry import crtypemeta
+from ..registry.crconversion import patched as crpatched
 from ..fieldmanager import manager_or_user_agent
 from ..wire.textdecode import loads_json_once, loads_yaml, loads_yaml_once
 from ..wire.patchmeta import EMPTY, for_kind
@@ -135,7 +138,7 @@ def _coerce_error(store: GenericStore, obj: dict[str, Any]) -> str | None:
     the error, not the strict ones, in every `fieldValidation`); None for any other kind."""
     if not getattr(store, "crd_name", None):
         return None
-    err = coerce_error(obj, getattr(store.strategy, "schema", None))
+    err = coerce_error(obj, _decode_schema(store, obj))
     return None if err is None else str(err)
 
 
@@ -145,8 +148,18 @@ def _pruned(store: GenericStore, obj: dict[str, Any]) -> list[str] | None:
     `schemaCoercingDecoder`'s strict errors); None for any other kind."""
     if not getattr(store, "crd_name", None):
         return None
-    schema = getattr(store.strategy, "schema", None)
+    schema = _decode_schema(store, obj)
     return unknown_paths(obj, schema) + embedded_unknown_paths(obj, schema)
+
+
+def _decode_schema(store: GenericStore, obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema a custom resource's decoder coerces `obj` with: its version's, or that of the version a patched
+    object names, none for another kind (registry/crtypemeta.py `decode_schema`)."""
+    own = getattr(store.strategy, "schema", None)
+    if not crtypemeta.names_other(obj, store.api_version, store.info.kind):  # type: ignore[attr-defined]
+        return own
+    return crtypemeta.decode_schema(obj, getattr(store, "crd", None), getattr(store, "group", ""),
+                                    store.info.kind, own)
 
 
 class Handlers:
@@ -457,23 +470,29 @@ class Handlers:
                 raise E.bad_request(f"error decoding patch: {undecodable}")
             if ctype == STRATEGIC_PATCH:
                 refuse_overflow(patch)  # `strategicPatchObject` reads the patch into a map first
+            if custom and current.get("apiVersion") != store.api_version:  # (an older storage version's: decoded
+                current = {**current, "apiVersion": store.api_version}  # and converted to the request's first)
             raws = raw_before_patch(store, current, ctype)
             patched = apply_patch(current, ctype, patch, patch_meta(store) if ctype == STRATEGIC_PATCH else EMPTY,
                                   raw)
             if raws:
                 gojsonraw.repatched(patched, raws, raw.decode("utf-8", "replace"), ctype == MERGE_PATCH)
             with patched_js(current, ctype, raw):  # (a 422 on `patch` shows evanphx's bytes)
-                return self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
+                out = self._check_patched(patched, route, store, ctype, patch, mode, warnings, prior)
+            if custom:  # (the field manager's conversion of an object naming another version)
+                crpatched.ask(store, current, out)
+            return out
 
         dry = P.dry_run(request.query.getall("dryRun", []))
         manager = manager_or_user_agent(manager, request.headers.get("User-Agent")) or "unknown"
         kw = dict(strategy=self._strategy(route, store), dry_run=dry, field_manager=manager,
                   **update_admission(self.ctx.admission, store.info, subresource_name(route.target)))
-        if self.webhooks.active():
-            out = await self._admitted_update(request, route, store, transform, warnings, kw)
-        else:
-            out = await self._write(store, route, patch, store.update, route.namespace, route.name, transform=transform,
-                                    **kw)
+        with crtypemeta.patching() if custom else contextlib.nullcontext():
+            if self.webhooks.active():
+                out = await self._admitted_update(request, route, store, transform, warnings, kw)
+            else:
+                out = await self._write(store, route, patch, store.update, route.namespace, route.name,
+                                        transform=transform, **kw)
         return self._respond(request, out, 200, warnings, store=store)
 
     async def _admitted_update(self, request: web.Request, route: Route, store: GenericStore,
@@ -508,7 +527,10 @@ class Handlers:
                            route.name)
         if (refused := patched_meta_error(patched, ctype)) is not None:
             raise patch_invalid(patched, ctype, patch, refused)
-        patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
+        custom = bool(getattr(store, "crd_name", None))
+        if not custom or ctype == APPLY_PATCH:
+            patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
+        # (a custom resource's JSON or merge patch keeps the version and kind it names: registry/crtypemeta.py)
         model = _field_model(store)
         patch_type_error(patched, _schema_kind(store), ctype, patch, model)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta

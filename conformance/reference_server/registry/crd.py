@@ -30,7 +30,7 @@ from ..apierrors import FieldError, field_invalid, field_not_supported, field_re
 from ..deviations import NONE, Deviations
 from ..storage import KeyNotFoundError, Store
 from ..wire.gosyntax import sharp_v as go_sharp_v
-from . import crdnames, crdrules, crdschema, crlisttype, crschema, rehearsed
+from . import crdnames, crdrules, crdschema, crlisttype, crschema, crtypemeta, rehearsed
 from . import meta as M
 from .crconversion.cache import Caches, served_item
 from .crconversion.selection import on_converted, selectable_fields
@@ -46,6 +46,7 @@ from .kinds import ResourceInfo
 from .store import DeleteOptions, ListOptions
 from .strategy import PerThread, Strategy
 from .subresources import SUBRESOURCE_VERBS
+from .updatemeta import update_causes
 
 GROUP, VERSION = "apiextensions.k8s.io", "v1"
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
@@ -351,6 +352,7 @@ class CustomResourceStrategy(Strategy):
         super().__init__(info)
         self.schema, self.status_subresource, self.rules = schema, status_subresource, rules
         self.scale = scale  # the version's scale paths, checked on every write (crscale.py)
+        self.api_version = ""  # the version's `group/version` (`ValidateTypeMeta`), set by version_strategies
         self.defaults = crschema.defaults_skeleton(schema)
         self.embedded = crschema.has_embedded(schema)  # (a stored object's embedded resources: `decoded`)
         self._costly: bool | None = None  # may_stall's flags, found on first use
@@ -400,6 +402,8 @@ class CustomResourceStrategy(Strategy):
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         # ratcheted against the old object as upstream reads it from storage (see CustomResourceStore._finish)
         old = crschema.decoded(old, self.schema, self.defaults, self.embedded)
+        if self.api_version and crtypemeta.checked(new, self.api_version, self.info.kind):
+            self._refuse_type_meta(new, old)
         errs = super().validate_update(new, old)
 
         def schema_and_rules() -> list[FieldError]:
@@ -411,6 +415,22 @@ class CustomResourceStrategy(Strategy):
             return found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(new, old, errs),
                                            schema_and_rules)
+
+    def _refuse_type_meta(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """A patched object naming another version or kind (registry/crtypemeta.py): `ObjectKinds`' internal
+        error, or `ValidateTypeMeta`'s errors, which return before the metadata, schema and scale checks, then
+        the embedded resources', list types' and rules' (strategy.go `ValidateUpdate`; status_strategy.go's)."""
+        if (refused := crtypemeta.untyped(new)) is not None:
+            raise refused
+        errs = crtypemeta.type_meta_errors(new, self.api_version, self.info.kind)
+        found: list[FieldError] = []
+        if self.embedded_checked:
+            found += validate_embedded(new, self.schema)
+        if not crlisttype.validate(old, self.schema):
+            found += crlisttype.validate(new, self.schema)
+        errs += found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
+        raise crtypemeta.invalid(new, str((new.get("metadata") or {}).get("name") or ""),
+                                 update_causes(self, new, old, errs))
 
     def _scale_errors(self, obj: dict[str, Any]) -> list[FieldError]:
         return self.scale.validate(obj, spec=self.scale_spec) if self.scale is not None else []
@@ -436,6 +456,11 @@ class CustomResourceStatusStrategy(CustomResourceStrategy):
     scale_spec = embedded_checked = False
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        if self.api_version and crtypemeta.checked(new, self.api_version, self.info.kind):
+            # status_strategy.go: the old object's copy, its version and kind too (once typed)
+            if (refused := crtypemeta.untyped(new)) is not None:
+                raise refused
+            new["apiVersion"], new["kind"] = self.api_version, self.info.kind
         crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
         for k in list(new):
             if k not in ("apiVersion", "kind", "metadata", "status"):
@@ -458,7 +483,11 @@ def version_strategies(crd: dict[str, Any], version: dict[str, Any], info: Resou
     rules = crdrules.validator_for(crd, schema, "" if storage else str(version.get("name") or ""))
     scale = scale_model(crd, version)
     strategy = CustomResourceStrategy(info, schema, status_sub, rules, scale)
-    return strategy, CustomResourceStatusStrategy(info, schema, status_sub, rules, scale) if status_sub else None
+    status = CustomResourceStatusStrategy(info, schema, status_sub, rules, scale) if status_sub else None
+    for s in (strategy, status):
+        if s is not None:
+            s.api_version = f"{(crd.get('spec') or {}).get('group')}/{version.get('name')}"
+    return strategy, status
 
 
 def serve_scale(store: Any, crd: dict[str, Any], version: dict[str, Any]) -> None:

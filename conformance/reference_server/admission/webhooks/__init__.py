@@ -42,11 +42,13 @@ from typing import Any, Awaitable, Callable
 from ... import apierrors as E
 from ...goport import gojsonlazy, gojsonnum, gojsonraw
 from ...registry import Registry
+from ...registry.crconversion import webhook as crwebhook
+from ...registry.crd import CRD_KEY
 from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes, legacyscheme, patchedgvk
 from ...wire.textdecode import loads_json
 from .. import chain
-from . import client, patchread, review
+from . import client, crversioned, patchread, review
 from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
@@ -152,13 +154,51 @@ class WebhookAdmission:
         hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
         if not hooks:
             return obj
+        if not crversioned.custom(obj, a):
+            return await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin)
+        original, dirty = obj, [False]  # a custom resource: converted to the webhooks' version and back
+        if crversioned.foreign(obj, a):  # (a patched one naming another version or kind)
+            obj = crversioned.versioned(obj, a, self._crd(a))  # type: ignore[arg-type]
+            try:
+                converted = await self._cr_converted(a, original, obj["apiVersion"])  # type: ignore[arg-type]
+            except E.StatusError as exc:  # (`VersionedAttribute`'s internal error, the dispatcher's around it)
+                raise E.internal(f"Internal error occurred: {exc.status.get('message', '')}") from None
+            obj = obj if converted is None else {**converted, "kind": a.kind}
+        out = await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin, dirty)
+        back = crversioned.back(out, original, dirty[0], self._crd(a) if dirty[0] else None)  # type: ignore[arg-type]
+        if back is not original and out is not None:  # (the converter's error returned bare)
+            converted = await self._cr_converted(a, out, str(original.get("apiVersion")))  # type: ignore[union-attr]
+            return back if converted is None else converted
+        return back
+
+    async def _cr_converted(self, a: Attributes, obj: dict[str, Any], desired: str) -> dict[str, Any] | None:
+        """`obj` converted to `desired` by its CRD's conversion webhook (registry/crconversion/webhook.py, its
+        error the converter's); None where the CRD converts by `apiVersion` alone or there is nothing to convert."""
+        store = self.registry.custom.lookup(a.group, a.resource.partition("/")[0], a.version)
+        converter = getattr(store, "converter", None)
+        if converter is None or not converter.webhook or obj.get("apiVersion") == desired:
+            return None
+        return await crwebhook.convert(converter, obj, desired, self.service)
+
+    def _crd(self, a: Attributes) -> dict[str, Any] | None:
+        try:
+            return self.registry.store.get(CRD_KEY, "", f"{a.resource.partition('/')[0]}.{a.group}", shared=True)
+        except Exception:  # noqa: BLE001 - gone since the request was routed: no version is the CRD's
+            return None
+
+    async def _mutate_hooks(self, hooks: list[dict[str, Any]], a: Attributes, obj: dict[str, Any] | None,
+                            old: dict[str, Any] | None, user: Any, dry_run: bool, options: dict[str, Any] | None,
+                            warnings: list[str], builtin: Callable[[dict[str, Any]], None] | None = None,
+                            dirty: list[bool] | None = None) -> dict[str, Any] | None:
+        """`_mutate`'s rounds over the matching `hooks`; `dirty[0]` is set when a patch was applied."""
+        dirty = dirty if dirty is not None else [False]
         invoked: set[int] = set()    # previously invoked IfNeeded webhooks
         reinvoke: set[int] = set()   # those the second round calls
         should_reinvoke = False
         for i, hook in enumerate(hooks):
             if not self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 continue
-            obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
+            obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
             if changed:
                 reinvoke |= invoked
                 invoked = set()
@@ -175,13 +215,14 @@ class WebhookAdmission:
                 obj = again
         for i, hook in enumerate(hooks):
             if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
-                obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings)
+                obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
         return obj
 
     async def _mutate_one(self, hook: dict[str, Any], a: Attributes, obj: dict[str, Any] | None,
                           old: dict[str, Any] | None, user: Any, dry_run: bool, options: dict[str, Any] | None,
-                          warnings: list[str]) -> tuple[dict[str, Any] | None, bool]:
-        """One mutating call: (the object after its patch, whether the patch changed it)."""
+                          warnings: list[str], dirty: list[bool] | None = None) -> tuple[dict[str, Any] | None, bool]:
+        """One mutating call: (the object after its patch, whether the patch changed it); `dirty[0]` set when a
+        patch of at least one operation was applied (`callAttrMutatingHook`'s `attr.Dirty`, changed or not)."""
         resp = await self._call(hook, a, obj, old, user, dry_run, options, mutating=True)
         if resp is None:
             return obj, False
@@ -193,7 +234,13 @@ class WebhookAdmission:
         if obj is None:
             raise review.internal(ValueError(f'admission webhook "{hook.get("name")}" attempted to modify the '
                                              "object, which is not supported for this operation"))
-        return self._patched(obj, resp, a.custom, _versioned_kind(a))
+        out = self._patched(obj, resp, a.custom, _versioned_kind(a))
+        if dirty is not None and not dirty[0]:
+            try:
+                dirty[0] = bool(loads_json(base64.b64decode(resp["patch"])))  # (`len(patchObj) == 0`: not applied)
+            except (ValueError, TypeError, E.StatusError):
+                dirty[0] = True
+        return out
 
     def _patched(self, obj: dict[str, Any], resp: dict[str, Any], custom: bool,
                  into: tuple[str, str, str] | None = None) -> tuple[dict[str, Any], bool]:

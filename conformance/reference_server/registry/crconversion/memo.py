@@ -14,6 +14,7 @@ import copy
 import json
 from typing import Any, Callable
 
+QUIET = "noerrors:"  # a tag whose failed conversion is remembered as an empty answer, not raised (webhook.py)
 MEMO: contextvars.ContextVar[dict[str, dict[str, Any]] | None] = contextvars.ContextVar("crconversion", default=None)
 
 

@@ -86,5 +86,7 @@ async def resolve(pending: memo.ConversionPending, get_service: GetService) -> N
                                      for o in pending.objects), return_exceptions=True)
     for obj, answer in zip(pending.objects, answers):
         if isinstance(answer, BaseException):
-            raise answer
+            if not pending.tag.startswith(memo.QUIET):
+                raise answer
+            answer = {}  # (`UpdateNoErrors`: the field manager's failed conversion is dropped: patched.py)
         memo.remember(obj, pending.api_version, answer, pending.tag)
