@@ -47,6 +47,7 @@ class GuardedRequestHandler(RequestHandler):
     _state: Any = None         # the C parser's llhttp state (`head_repair.state_view`), None where not known
     _partial: bytearray | None = None  # the current head's bytes the parser took in earlier reads (it began at IDLE)
     _held: head_pieces.HeldHead | None = None  # a head the parser refused before it was whole, held from it
+    _fed: bytes | None = None  # what a fresh parser was fed in place of the refused read (`_reread`)
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -78,9 +79,10 @@ class GuardedRequestHandler(RequestHandler):
         partial = self._partial
         waiter = self._waiter  # woken below, not by aiohttp: a refusal read again may leave no request to serve
         self._waiter = None
+        closed = self._close
         super().data_received(data)
         self._waiter = waiter
-        if waiter is not None and self._close:  # aiohttp's `close` would have cancelled it
+        if waiter is not None and self._close and not closed:  # aiohttp's `close` (a body's end) cancels it
             waiter.cancel()
         if self._request_count != count:  # a complete request line + headers arrived
             near_budget = self._head_bytes + len(data) > go_answers.MAX_HEADER_BYTES  # rare: then measure the head
@@ -95,7 +97,7 @@ class GuardedRequestHandler(RequestHandler):
             if self._messages and waiter is not None and not waiter.done():
                 waiter.set_result(None)
             if read is not None and self._held is None and self._state.value != head_repair.IDLE and \
-                    self._parser_reads(read):
+                    self._parser_reads():
                 self._keep_partial(read)  # the read ended inside a next head
             return
         payload = self._last_payload
@@ -106,12 +108,12 @@ class GuardedRequestHandler(RequestHandler):
                 return
             if partial is not None:
                 partial += data
-            elif begins and data and self._parser_reads(data):
+            elif begins and data and self._parser_reads():
                 self._partial = bytearray(data)
         if not self._request_in_progress and not self._messages:
             self._arm_header_timer()
 
-    def _parser_reads(self, read: bytes) -> bool:  # noqa: ARG002 - the read it judges, for the reader
+    def _parser_reads(self) -> bool:
         """Whether the bytes of a read went to the HTTP parser (not to an upgraded connection's or a body's reader),
         so that a refusal of a head they begin can be read again."""
         return (head_pieces.SUPPORTED and self._payload_parser is None and not self._upgraded
@@ -124,6 +126,9 @@ class GuardedRequestHandler(RequestHandler):
         if payload is not None and not payload.is_eof():
             return
         found = head_pieces.frame(read, self._new_parser)
+        if found is not None and found.refused:  # refused, `read` was read again (`_reread`): its bytes as fed
+            read, self._fed = self._fed, None
+            found = None if read is None else head_pieces.frame(read, self._new_parser)
         if found is not None and not found.refused and found.before:
             self._partial = bytearray(read[found.start:])
 
@@ -178,11 +183,13 @@ class GuardedRequestHandler(RequestHandler):
         (`head_pieces.plan`): the requests before the refused one, that head rewritten when it is one Go reads
         (`head_repair`, the request's target given back as sent), the rest after it, and serves the connection on;
         a refused head not yet whole is held until it is (`_hold`). With nothing to change the refusal stands."""
+        self._fed = None
         if not head_pieces.SUPPORTED:
             return self._reread_whole(read, near_budget)
         plan = head_pieces.plan(read, self._new_parser)
         if plan.held is None and plan.pieces == [read]:
             return None
+        self._fed = b"".join(plan.pieces) if plan.held is None else None
         self._messages.pop()
         self._request_count -= 1
         self._feed_fresh(plan, near_budget)

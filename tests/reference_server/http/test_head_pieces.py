@@ -163,3 +163,13 @@ def test_a_held_head_past_the_budget_is_gos_431(server, reads) -> None:
         except ConnectionResetError:
             pass
     assert _statuses(out) == [b"HTTP/1.1 431 Request Header Fields Too Large"]
+
+
+def test_a_repeated_length_after_a_rewritten_head_cut_before_it_is_refused(server, reads) -> None:
+    """The first read is refused and read again rewritten, and ends inside a next head that its next read makes
+    one llhttp refuses: that head is read with the bytes the fresh parser was fed."""
+    head = POST + _lengths() + CLOSE
+    cut = head.index(b"Content-Length", head.index(b"Content-Length") + 1) + 3
+    first = b"GET /version HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n"
+    answer = _exchange(server, [first + head[:cut], head[cut:] + BODY], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 200 OK", b"HTTP/1.1 201 Created"]
