@@ -125,10 +125,10 @@ class GuardedRequestHandler(RequestHandler):
         payload = self._last_payload
         if payload is not None and not payload.is_eof():
             return
-        found = head_pieces.frame(read, self._new_parser)
+        found = head_pieces.frame(read, self._scratch_parser)
         if found is not None and found.refused:  # refused, `read` was read again (`_reread`): its bytes as fed
             read, self._fed = self._fed, None
-            found = None if read is None else head_pieces.frame(read, self._new_parser)
+            found = None if read is None else head_pieces.frame(read, self._scratch_parser)
         if found is not None and not found.refused and found.before:
             self._partial = bytearray(read[found.start:])
 
@@ -186,7 +186,7 @@ class GuardedRequestHandler(RequestHandler):
         self._fed = None
         if not head_pieces.SUPPORTED:
             return self._reread_whole(read, near_budget)
-        plan = head_pieces.plan(read, self._new_parser)
+        plan = head_pieces.plan(read, self._scratch_parser)
         if plan.held is None and plan.pieces == [read]:
             return None
         self._fed = b"".join(plan.pieces) if plan.held is None else None
@@ -216,7 +216,7 @@ class GuardedRequestHandler(RequestHandler):
             if i < len(new) and type(new[i][0]) is RawRequestMessage:
                 new[i] = (new[i][0]._replace(path=target), new[i][1])
         if plan.held is not None and not upgraded and (not new or type(new[-1][0]) is not _ErrInfo):
-            self._held = head_pieces.HeldHead(self._new_parser)
+            self._held = head_pieces.HeldHead(self._scratch_parser)
             if self._held.add(plan.held):
                 return self._release(new, near_budget)
         self._queue(new, upgraded, tail, near_budget)
@@ -253,6 +253,8 @@ class GuardedRequestHandler(RequestHandler):
             return
         if whole:
             self._release([], False)
+        elif not self._request_in_progress and not self._messages:
+            self._arm_header_timer()
 
     def _release(self, before: list[Any], near_budget: bool) -> None:
         """The held head, whole or refused on one of its lines, read by the (idle) parser after the requests
@@ -268,7 +270,7 @@ class GuardedRequestHandler(RequestHandler):
             messages, upgraded, tail = parser.feed_data(data)
             new.extend(messages)
         except HttpProcessingError as exc:
-            plan = head_pieces.plan(data, self._new_parser)
+            plan = head_pieces.plan(data, self._scratch_parser)
             if plan.pieces != [data] and (plan.pieces or plan.held is None):  # Go reads it: a fresh parser reads it so
                 self._queue(new, False, b"", near_budget)
                 return self._feed_fresh(plan, near_budget)
@@ -287,18 +289,24 @@ class GuardedRequestHandler(RequestHandler):
         targets = {} if repaired.target is None else {0: repaired.target}
         self._feed_fresh(head_pieces.Plan([repaired.data], targets, None), near_budget)
 
-    def _new_parser(self, max_msg_queue_size: int = MAX_MSG_QUEUE_SIZE) -> Any:
+    def _new_parser(self, max_msg_queue_size: int = MAX_MSG_QUEUE_SIZE, protocol: Any = None,
+                    decompress: bool = True) -> Any:
         """A request parser as aiohttp's `RequestHandler` makes one, with this server's settings and leniencies."""
         settings = self._manager._kwargs if self._manager is not None else {}
-        parser = HttpRequestParser(self, self._loop, self._read_bufsize,
+        parser = HttpRequestParser(protocol or self, self._loop, self._read_bufsize,
                                    max_line_size=settings.get("max_line_size", 8190),
                                    max_field_size=settings.get("max_field_size", 8190),
                                    max_headers=settings.get("max_headers", 128), payload_exception=RequestPayloadError,
-                                   auto_decompress=settings.get("auto_decompress", True),
+                                   auto_decompress=decompress and settings.get("auto_decompress", True),
                                    max_msg_queue_size=max_msg_queue_size)
         repeated_headers.allow_repeated(parser)
         chunked_length.allow(parser)
         return parser
+
+    def _scratch_parser(self, max_msg_queue_size: int) -> Any:
+        """A parser like the connection's whose bodies never pause or resume the connection's reading: for
+        `head_pieces` to look at bytes with (bodies not decompressed: only their framing matters)."""
+        return self._new_parser(max_msg_queue_size, head_repair.QUIET, decompress=False)
 
     def _refuse_head(self, answer: bytes) -> None:
         """Go's answer to a head it will not read further, then the connection closes; while an earlier request

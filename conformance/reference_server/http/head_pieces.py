@@ -101,7 +101,7 @@ def _proven() -> bool:
     loop = asyncio.new_event_loop()
     try:
         def new(queue: int) -> Any:
-            return cparser.HttpRequestParser(head_repair._Quiet(), loop, 2 ** 16, max_msg_queue_size=queue)
+            return cparser.HttpRequestParser(head_repair.QUIET, loop, 2 ** 16, max_msg_queue_size=queue)
 
         get = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"
         post = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nab"
