@@ -77,6 +77,11 @@ class GuardedRequestHandler(RequestHandler):
         state = self._state
         begins = state is not None and state.value == head_repair.IDLE  # this read begins a request
         partial = self._partial
+        left = None  # the bytes of a Content-Length body this read may end, after which a request begins
+        if not begins and partial is None and state is not None:
+            payload = self._last_payload
+            if payload is not None and not payload.is_eof():
+                left = head_pieces.body_left(self._parser)
         waiter = self._waiter  # woken below, not by aiohttp: a refusal read again may leave no request to serve
         self._waiter = None
         closed = self._close
@@ -93,6 +98,8 @@ class GuardedRequestHandler(RequestHandler):
                 self._partial = None
                 partial += data
                 read = bytes(partial)
+            elif left is not None and left < len(data):  # the read ends a body: a request begins after it
+                read = data[left:]
             self._check_new_heads(self._request_count - count, near_budget, read)
             if self._messages and waiter is not None and not waiter.done():
                 waiter.set_result(None)
@@ -110,6 +117,8 @@ class GuardedRequestHandler(RequestHandler):
                 partial += data
             elif begins and data and self._parser_reads():
                 self._partial = bytearray(data)
+            elif left is not None and left < len(data) and self._parser_reads():  # a body's end, then a head
+                self._partial = bytearray(data[left:])
         if not self._request_in_progress and not self._messages:
             self._arm_header_timer()
 

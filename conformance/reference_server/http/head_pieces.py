@@ -66,6 +66,23 @@ def _end_of_first(parser: Any, data: bytes) -> int | None:
     return position - base
 
 
+_CONTENT_LENGTH_OFFSET = 64  # llhttp_t: ..., `void* _current` (56), then `uint64_t content_length`: a body's bytes left
+_FLAGS_OFFSET = 82  # ..., type, method, http_major, http_minor, header_state, lenient_flags, upgrade, finish, `flags`
+_F_CHUNKED, _F_CONTENT_LENGTH, _F_TRANSFER_ENCODING = 0x8, 0x20, 0x200  # llhttp.h `llhttp_flags`
+
+
+def body_left(parser: Any) -> int | None:
+    """The bytes left of the Content-Length body (not chunked) a parser reads, or None: for a read that ends a
+    body to be read from its next request on. Only meaningful while a request's body is arriving."""
+    pointer = chunked_length.llhttp_pointer(parser)
+    if pointer is None or not BODY_LEFT:
+        return None
+    flags = ctypes.c_uint16.from_address(pointer + _FLAGS_OFFSET).value
+    if flags & (_F_CHUNKED | _F_TRANSFER_ENCODING) or not flags & _F_CONTENT_LENGTH:
+        return None
+    return ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET).value or None
+
+
 def frame(data: bytes, new_parser: NewParser) -> Frame | None:
     """Where, in `data` (which begins a request), the request llhttp refuses or does not see the end of begins;
     None when llhttp reads all of `data` as whole requests, or where this cannot be known (an upgrade, no
@@ -114,6 +131,34 @@ def _proven() -> bool:
 
 
 SUPPORTED = head_repair.IDLE is not None and _proven()
+BODY_LEFT = False
+
+
+def _body_left_proven() -> bool:
+    """`body_left` reads llhttp's `content_length` and `flags` where this aiohttp's llhttp keeps them."""
+    import asyncio
+
+    from aiohttp import _http_parser as cparser
+
+    loop = asyncio.new_event_loop()
+    try:
+        def fed(data: bytes) -> Any:
+            parser = cparser.HttpRequestParser(head_repair.QUIET, loop, 2 ** 16)
+            parser.feed_data(data)
+            return parser
+
+        global BODY_LEFT
+        BODY_LEFT = True
+        return (body_left(fed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")) == 7
+                and body_left(fed(b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nab")) is None
+                and body_left(fed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")) is None)
+    except Exception:  # noqa: BLE001 - any surprise: a read that ends a body is not read again
+        return False
+    finally:
+        loop.close()
+
+
+BODY_LEFT = SUPPORTED and _body_left_proven()
 
 
 class Plan(NamedTuple):
@@ -201,4 +246,4 @@ class HeldHead:
         return True
 
 
-__all__ = ["Frame", "HeldHead", "NewParser", "Plan", "SUPPORTED", "frame", "plan"]
+__all__ = ["BODY_LEFT", "Frame", "HeldHead", "NewParser", "Plan", "SUPPORTED", "body_left", "frame", "plan"]

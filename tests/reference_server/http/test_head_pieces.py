@@ -173,3 +173,36 @@ def test_a_repeated_length_after_a_rewritten_head_cut_before_it_is_refused(serve
     first = b"GET /version HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n"
     answer = _exchange(server, [first + head[:cut], head[cut:] + BODY], reads)
     assert _statuses(answer) == [b"HTTP/1.1 200 OK", b"HTTP/1.1 201 Created"]
+
+
+def _post_head(length: int = len(BODY)) -> bytes:
+    return POST + b"Content-Length: %d\r\n\r\n" % length
+
+
+def test_a_repeated_length_after_a_body_and_a_request_in_the_read_that_ends_the_body(server, reads) -> None:
+    """The read does not begin a request: it ends a Content-Length body (llhttp's `content_length` says how many
+    of its bytes are the body's), then the requests after it are read as Go reads them."""
+    answer = _exchange(server, [_post_head(), BODY + GET + POST + _lengths() + CLOSE + BODY], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 200 OK", b"HTTP/1.1 201 Created"]
+
+
+def test_a_raw_byte_target_after_a_body_cut_inside_the_target(server, reads) -> None:
+    rest = b"GET /api/v1/namespaces/a\xffb HTTP/1.1\r\nHost: x\r\n" + CLOSE
+    answer = _exchange(server, [_post_head(), BODY + rest[:25], rest[25:]], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 404 Not Found"]
+
+
+def test_a_repeated_length_after_a_body_cut_before_it_is_refused(server, reads) -> None:
+    head = POST + _lengths() + CLOSE
+    cut = head.index(b"Content-Length", head.index(b"Content-Length") + 1) + 3
+    answer = _exchange(server, [_post_head(), BODY + head[:cut], head[cut:] + BODY], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 201 Created"]
+
+
+def test_after_a_chunked_body_the_refusal_stands(server, reads) -> None:
+    """Where a chunked body ends in a read is not known: a refused head after it keeps the bare 400 (its chunk's
+    bytes left are never taken for the body's)."""
+    chunked = POST + b"Transfer-Encoding: chunked\r\n\r\n"
+    body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(BODY), BODY)
+    answer = _exchange(server, [chunked + body[:10], body[10:] + POST + _lengths() + CLOSE + BODY], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 400 Bad Request"]
