@@ -9,6 +9,10 @@ then drops the requests it completed in that read. So, for bytes that begin a re
 
 - `frame` finds where the refused request begins: fresh parsers that pause after each request (aiohttp's own
   `max_msg_queue_size` pause, at 1), the pause's `llhttp_get_error_pos` giving the request's end;
+- `body_left` says where, in a read that ends a Content-Length body, the next request begins (llhttp's
+  `content_length` before the read; a chunked body's end is not known, and such a read is not read again);
+- `plan` says how a fresh parser reads refused bytes that begin a request: the requests before the refused head,
+  the head rewritten (`head_repair.repair`) when Go reads it, and so on after it;
 - `HeldHead` holds the bytes of a refused head not yet whole (no `\\r\\n\\r\\n` yet), until it is, as Go's
   `ReadMIMEHeader` reads on until the blank line; its complete lines are checked as they come (the request line,
   then each field line, as `head_repair` will rewrite them, through a throwaway parser), so a line Go refuses too
@@ -20,7 +24,8 @@ reads costs nothing more.
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from aiohttp.web_protocol import HttpProcessingError
 
@@ -71,16 +76,22 @@ _FLAGS_OFFSET = 82  # ..., type, method, http_major, http_minor, header_state, l
 _F_CHUNKED, _F_CONTENT_LENGTH, _F_TRANSFER_ENCODING = 0x8, 0x20, 0x200  # llhttp.h `llhttp_flags`
 
 
+def _body(pointer: int) -> tuple[int, int]:
+    """An `llhttp_t`'s `flags` and `content_length`."""
+    return (ctypes.c_uint16.from_address(pointer + _FLAGS_OFFSET).value,
+            ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET).value)
+
+
 def body_left(parser: Any) -> int | None:
     """The bytes left of the Content-Length body (not chunked) a parser reads, or None: for a read that ends a
     body to be read from its next request on. Only meaningful while a request's body is arriving."""
-    pointer = chunked_length.llhttp_pointer(parser)
-    if pointer is None or not BODY_LEFT:
+    pointer = chunked_length.llhttp_pointer(parser) if BODY_LEFT else None
+    if pointer is None:
         return None
-    flags = ctypes.c_uint16.from_address(pointer + _FLAGS_OFFSET).value
+    flags, left = _body(pointer)
     if flags & (_F_CHUNKED | _F_TRANSFER_ENCODING) or not flags & _F_CONTENT_LENGTH:
         return None
-    return ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET).value or None
+    return left or None
 
 
 def frame(data: bytes, new_parser: NewParser) -> Frame | None:
@@ -131,7 +142,6 @@ def _proven() -> bool:
 
 
 SUPPORTED = head_repair.IDLE is not None and _proven()
-BODY_LEFT = False
 
 
 def _body_left_proven() -> bool:
@@ -142,16 +152,16 @@ def _body_left_proven() -> bool:
 
     loop = asyncio.new_event_loop()
     try:
-        def fed(data: bytes) -> Any:
+        def fed(data: bytes) -> tuple[int, int]:
             parser = cparser.HttpRequestParser(head_repair.QUIET, loop, 2 ** 16)
             parser.feed_data(data)
-            return parser
+            pointer = chunked_length.llhttp_pointer(parser)
+            return (-1, -1) if pointer is None else _body(pointer)
 
-        global BODY_LEFT
-        BODY_LEFT = True
-        return (body_left(fed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")) == 7
-                and body_left(fed(b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nab")) is None
-                and body_left(fed(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")) is None)
+        length = fed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")
+        chunked = fed(b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nab")
+        return (length[1] == 7 and length[0] & (_F_CONTENT_LENGTH | _F_CHUNKED) == _F_CONTENT_LENGTH
+                and chunked[0] & (_F_CONTENT_LENGTH | _F_CHUNKED) == _F_CHUNKED)
     except Exception:  # noqa: BLE001 - any surprise: a read that ends a body is not read again
         return False
     finally:
@@ -246,4 +256,4 @@ class HeldHead:
         return True
 
 
-__all__ = ["BODY_LEFT", "Frame", "HeldHead", "NewParser", "Plan", "SUPPORTED", "body_left", "frame", "plan"]
+__all__ = ["BODY_LEFT", "SUPPORTED", "Frame", "HeldHead", "NewParser", "Plan", "body_left", "frame", "plan"]

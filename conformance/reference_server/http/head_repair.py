@@ -122,4 +122,4 @@ def _idle_state() -> int | None:
 IDLE = _idle_state()
 QUIET = _Quiet()  # a protocol for parsers that only look at bytes
 
-__all__ = ["IDLE", "QUIET", "Repaired", "VERSIONS", "escape", "repair", "state_view"]
+__all__ = ["IDLE", "QUIET", "VERSIONS", "Repaired", "escape", "repair", "state_view"]

@@ -9,7 +9,8 @@ import json
 import re
 import socket
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -206,3 +207,58 @@ def test_after_a_chunked_body_the_refusal_stands(server, reads) -> None:
     body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(BODY), BODY)
     answer = _exchange(server, [chunked + body[:10], body[10:] + POST + _lengths() + CLOSE + BODY], reads)
     assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 400 Bad Request"]
+
+
+@pytest.fixture
+def scratch() -> Iterator[Any]:
+    """A factory of throwaway request parsers, as `head_pieces` is given them."""
+    import asyncio
+
+    from aiohttp import _http_parser as cparser
+
+    from conformance.reference_server.http import (
+        chunked_length,
+        head_repair,
+        repeated_headers,
+    )
+
+    loop = asyncio.new_event_loop()
+
+    def new(queue: int) -> Any:
+        parser = cparser.HttpRequestParser(head_repair.QUIET, loop, 2 ** 16, max_msg_queue_size=queue)
+        repeated_headers.allow_repeated(parser)
+        chunked_length.allow(parser)
+        return parser
+
+    yield new
+    loop.close()
+
+
+def test_frame_finds_the_refused_request_after_whole_ones(scratch) -> None:
+    post = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nGET"  # a body that reads as a method
+    bad = b"GET /\xff HTTP/1.1\r\nHost: a\r\n\r\n"
+    assert head_pieces.frame(GET + post + bad, scratch) == head_pieces.Frame(len(GET + post), 2, True)
+    assert head_pieces.frame(GET + post + b"GET / HT", scratch) == head_pieces.Frame(len(GET + post), 2, False)
+    assert head_pieces.frame(GET + post, scratch) is None
+
+
+def test_plan_rewrites_each_refused_head_go_reads_and_holds_one_not_whole(scratch) -> None:
+    bad = b"GET /\xff HTTP/1.1\r\nHost: a\r\n\r\n"
+    plan = head_pieces.plan(GET + bad + GET + b"GET /\xfe", scratch)
+    assert plan == head_pieces.Plan([GET, b"GET /%FF HTTP/1.1\r\nHost: a\r\n\r\n" + GET], {1: "/\udcff"}, b"GET /\xfe")
+    refused = b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"  # Go's 400 too
+    assert head_pieces.plan(GET + refused, scratch) == head_pieces.Plan([GET, refused], {}, None)
+
+
+@pytest.mark.parametrize("pieces, done", [
+    ([b"GET /\xff", b" HTTP/1.1\r\nHost: a\r\n", b"X: y\r\n"], False),
+    ([b"GET /\xff", b" HTTP/1.1\r\nHost: a\r", b"\n\r\n"], True),  # whole
+    ([b"GET /\xff HTTP/1.1\r\n", b"Bad Line\r\n"], True),  # a field line without a colon: Go's 400 now
+    ([b"GET /\xff HTTP/1.1\r\n", b"B@d: x\r\n"], True),  # a name llhttp refuses even rewritten
+    ([b"GET /\xff HTTP/1.1\r\n", b"Content-Length: 1\r\nContent-Length: 1\r\n"], False),  # `repair` drops them
+    ([b"GET http://a/\xff HTTP/1.1\r\n"], True),  # not origin-form: `repair` keeps llhttp's refusal
+])
+def test_a_held_head_waits_for_its_blank_line_while_go_may_read_it(scratch, pieces: list[bytes],
+                                                                    done: bool) -> None:
+    held = head_pieces.HeldHead(scratch)
+    assert [held.add(piece) for piece in pieces][-1] is done
