@@ -48,6 +48,7 @@ class GuardedRequestHandler(RequestHandler):
     _partial: bytearray | None = None  # the current head's bytes the parser took in earlier reads (it began at IDLE)
     _held: head_pieces.HeldHead | None = None  # a head the parser refused before it was whole, held from it
     _fed: bytes | None = None  # what a fresh parser was fed in place of the refused read (`_reread`)
+    _body_view: head_pieces.BodyView | None = None  # the parser's body framing (`head_pieces.body_view`)
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -78,10 +79,10 @@ class GuardedRequestHandler(RequestHandler):
         begins = state is not None and state.value == head_repair.IDLE  # this read begins a request
         partial = self._partial
         left = None  # the bytes of a Content-Length body this read may end, after which a request begins
-        if not begins and partial is None and state is not None:
+        if not begins and partial is None and self._body_view is not None:
             payload = self._last_payload
             if payload is not None and not payload.is_eof():
-                left = head_pieces.body_left(self._parser)
+                left = head_pieces.body_left(self._body_view)
         waiter = self._waiter  # woken below, not by aiohttp: a refusal read again may leave no request to serve
         self._waiter = None
         closed = self._close
@@ -210,6 +211,7 @@ class GuardedRequestHandler(RequestHandler):
         parser = self._new_parser()
         self._parser = parser
         self._state = head_repair.state_view(parser)
+        self._body_view = head_pieces.body_view(parser)
         new: list[Any] = []
         upgraded, tail = False, b""
         for piece in plan.pieces:
@@ -392,6 +394,7 @@ class GuardedServer(web.Server):
         repeated_headers.allow_repeated(handler._parser)
         chunked_length.allow(handler._parser)
         handler._state = head_repair.state_view(handler._parser)
+        handler._body_view = head_pieces.body_view(handler._parser)
         return handler
 
 

@@ -76,22 +76,32 @@ _FLAGS_OFFSET = 82  # ..., type, method, http_major, http_minor, header_state, l
 _F_CHUNKED, _F_CONTENT_LENGTH, _F_TRANSFER_ENCODING = 0x8, 0x20, 0x200  # llhttp.h `llhttp_flags`
 
 
-def _body(pointer: int) -> tuple[int, int]:
-    """An `llhttp_t`'s `flags` and `content_length`."""
-    return (ctypes.c_uint16.from_address(pointer + _FLAGS_OFFSET).value,
-            ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET).value)
+class BodyView(NamedTuple):
+    """Views of an `llhttp_t`'s `flags` and `content_length`, made once per parser (`body_view`): read on each read
+    of a body, they must cost next to nothing."""
+
+    flags: Any
+    left: Any
 
 
-def body_left(parser: Any) -> int | None:
+def _view(pointer: int) -> BodyView:
+    return BodyView(ctypes.c_uint16.from_address(pointer + _FLAGS_OFFSET),
+                    ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET))
+
+
+def body_view(parser: Any) -> BodyView | None:
+    """`parser`'s `BodyView`, or None where its layout is not proven (`BODY_LEFT`)."""
+    pointer = chunked_length.llhttp_pointer(parser) if BODY_LEFT else None
+    return None if pointer is None else _view(pointer)
+
+
+def body_left(view: BodyView) -> int | None:
     """The bytes left of the Content-Length body (not chunked) a parser reads, or None: for a read that ends a
     body to be read from its next request on. Only meaningful while a request's body is arriving."""
-    pointer = chunked_length.llhttp_pointer(parser) if BODY_LEFT else None
-    if pointer is None:
-        return None
-    flags, left = _body(pointer)
+    flags = view.flags.value
     if flags & (_F_CHUNKED | _F_TRANSFER_ENCODING) or not flags & _F_CONTENT_LENGTH:
         return None
-    return left or None
+    return view.left.value or None
 
 
 def frame(data: bytes, new_parser: NewParser) -> Frame | None:
@@ -156,7 +166,10 @@ def _body_left_proven() -> bool:
             parser = cparser.HttpRequestParser(head_repair.QUIET, loop, 2 ** 16)
             parser.feed_data(data)
             pointer = chunked_length.llhttp_pointer(parser)
-            return (-1, -1) if pointer is None else _body(pointer)
+            if pointer is None:
+                return -1, -1
+            view = _view(pointer)
+            return view.flags.value, view.left.value
 
         length = fed(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc")
         chunked = fed(b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nab")
@@ -256,4 +269,5 @@ class HeldHead:
         return True
 
 
-__all__ = ["BODY_LEFT", "SUPPORTED", "Frame", "HeldHead", "NewParser", "Plan", "body_left", "frame", "plan"]
+__all__ = ["BODY_LEFT", "SUPPORTED", "BodyView", "Frame", "HeldHead", "NewParser", "Plan", "body_left", "body_view", "frame",
+           "plan"]
