@@ -23,7 +23,7 @@ from aiohttp.streams import EMPTY_PAYLOAD
 from aiohttp.web_protocol import (MAX_MSG_QUEUE_SIZE, HttpProcessingError, HttpRequestParser, RequestPayloadError,
                                   _ErrInfo)
 
-from . import chunked_length, go_answers, head_repair, repeated_headers
+from . import chunked_length, go_answers, head_pieces, head_repair, repeated_headers
 from .chain_headers import BareResponse
 from .gopath import bad_escape
 from .fastwrite import SUPPORTED, eligible, write_whole
@@ -45,6 +45,10 @@ class GuardedRequestHandler(RequestHandler):
     _last_payload: Any = None  # the body of the latest parsed request, while it is still arriving
     _passed_head: Any = None   # (raw headers, version) of this connection's last head that passed unchanged
     _state: Any = None         # the C parser's llhttp state (`head_repair.state_view`), None where not known
+    _partial: bytearray | None = None  # the current head's bytes the parser took in earlier reads (it began at IDLE)
+    _held: head_pieces.HeldHead | None = None  # a head the parser refused before it was whole, held from it
+    _fed: bytes | None = None  # what a fresh parser was fed in place of the refused read (`_reread`)
+    _body_view: head_pieces.BodyView | None = None  # the parser's body framing (`head_pieces.body_view`)
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -67,15 +71,42 @@ class GuardedRequestHandler(RequestHandler):
                 self.transport.close()
 
     def data_received(self, data: bytes) -> None:
+        if self._held is not None:
+            self._hold(data)
+            return
         count = self._request_count
         state = self._state
         begins = state is not None and state.value == head_repair.IDLE  # this read begins a request
+        partial = self._partial
+        left = None  # the bytes of a Content-Length body this read may end, after which a request begins
+        if not begins and partial is None and self._body_view is not None:
+            payload = self._last_payload
+            if payload is not None and not payload.is_eof():
+                left = head_pieces.body_left(self._body_view)
+        waiter = self._waiter  # woken below, not by aiohttp: a refusal read again may leave no request to serve
+        self._waiter = None
+        closed = self._close
         super().data_received(data)
+        self._waiter = waiter
+        if waiter is not None and self._close and not closed:  # aiohttp's `close` (a body's end) cancels it
+            waiter.cancel()
         if self._request_count != count:  # a complete request line + headers arrived
             near_budget = self._head_bytes + len(data) > go_answers.MAX_HEADER_BYTES  # rare: then measure the head
             self._head_bytes = 0
             self._disarm_header_timer()
-            self._check_new_heads(self._request_count - count, near_budget, data if begins else None)
+            read = data if begins else None
+            if partial is not None:  # the head began in earlier reads
+                self._partial = None
+                partial += data
+                read = bytes(partial)
+            elif left is not None and left < len(data):  # the read ends a body: a request begins after it
+                read = data[left:]
+            self._check_new_heads(self._request_count - count, near_budget, read)
+            if self._messages and waiter is not None and not waiter.done():
+                waiter.set_result(None)
+            if read is not None and self._held is None and self._state.value != head_repair.IDLE and \
+                    self._parser_reads():
+                self._keep_partial(read)  # the read ended inside a next head
             return
         payload = self._last_payload
         if payload is None or payload.is_eof():  # bytes of a next request's head, not of a body
@@ -83,8 +114,33 @@ class GuardedRequestHandler(RequestHandler):
             if self._head_bytes > go_answers.HEADER_READ_LIMIT:
                 self._refuse_head(go_answers.TOO_LARGE)
                 return
+            if partial is not None:
+                partial += data
+            elif begins and data and self._parser_reads():
+                self._partial = bytearray(data)
+            elif left is not None and left < len(data) and self._parser_reads():  # a body's end, then a head
+                self._partial = bytearray(data[left:])
         if not self._request_in_progress and not self._messages:
             self._arm_header_timer()
+
+    def _parser_reads(self) -> bool:
+        """Whether the bytes of a read went to the HTTP parser (not to an upgraded connection's or a body's reader),
+        so that a refusal of a head they begin can be read again."""
+        return (head_pieces.SUPPORTED and self._payload_parser is None and not self._upgraded
+                and not self._force_close and not self._close)
+
+    def _keep_partial(self, read: bytes) -> None:
+        """Keep the bytes of the head `read` (which began a request) ended inside, should a later read of it be
+        refused."""
+        payload = self._last_payload
+        if payload is not None and not payload.is_eof():
+            return
+        found = head_pieces.frame(read, self._scratch_parser)
+        if found is not None and found.refused:  # refused, `read` was read again (`_reread`): its bytes as fed
+            read, self._fed = self._fed, None
+            found = None if read is None else head_pieces.frame(read, self._scratch_parser)
+        if found is not None and not found.refused and found.before:
+            self._partial = bytearray(read[found.start:])
 
     def _check_new_heads(self, n: int, near_budget: bool, read: bytes | None = None) -> None:
         """What `readRequest` checks of a head the parser accepted, in its order: its target's `%` escapes
@@ -133,44 +189,135 @@ class GuardedRequestHandler(RequestHandler):
                 self._passed_head = seen
 
     def _reread(self, read: bytes, near_budget: bool) -> None:
-        """The parser refused `read`, which began a request: when its first head is one Go reads (`head_repair`),
-        a fresh parser reads it rewritten in place of the refusal (the request's target given back as sent), and
-        serves the connection on; else the refusal stands."""
-        repaired = head_repair.repair(read)
-        if repaired is None:
-            return
+        """The parser refused `read`, which began a request: a fresh parser reads it as Go reads it
+        (`head_pieces.plan`): the requests before the refused one, that head rewritten when it is one Go reads
+        (`head_repair`, the request's target given back as sent), the rest after it, and serves the connection on;
+        a refused head not yet whole is held until it is (`_hold`). With nothing to change the refusal stands."""
+        self._fed = None
+        if not head_pieces.SUPPORTED:
+            return self._reread_whole(read, near_budget)
+        plan = head_pieces.plan(read, self._scratch_parser)
+        if plan.held is None and plan.pieces == [read]:
+            return None
+        self._fed = b"".join(plan.pieces) if plan.held is None else None
+        self._messages.pop()
+        self._request_count -= 1
+        self._feed_fresh(plan, near_budget)
+        return None
+
+    def _feed_fresh(self, plan: head_pieces.Plan, near_budget: bool) -> None:
+        """A fresh parser fed `plan`'s pieces in place of the connection's, its requests queued as aiohttp queues a
+        read's, then checked (`_check_new_heads`); its held head kept from it."""
         parser = self._new_parser()
-        try:
-            new, upgraded, tail = parser.feed_data(repaired.data)
-        except HttpProcessingError as exc:
-            new, upgraded, tail = [(_ErrInfo(status=400, exc=exc, message=exc.message), EMPTY_PAYLOAD)], False, b""
-        if not new:  # cannot be: the head is whole in `read`
-            return
         self._parser = parser
         self._state = head_repair.state_view(parser)
-        first, payload = new[0]
-        if repaired.target is not None and type(first) is RawRequestMessage:
-            new[0] = (first._replace(path=repaired.target), payload)
-        self._messages.pop()
+        self._body_view = head_pieces.body_view(parser)
+        new: list[Any] = []
+        upgraded, tail = False, b""
+        for piece in plan.pieces:
+            try:
+                messages, upgraded, tail = parser.feed_data(piece)
+            except HttpProcessingError as exc:
+                new.append((_ErrInfo(status=400, exc=exc, message=exc.message), EMPTY_PAYLOAD))
+                break
+            new.extend(messages)
+            if upgraded:
+                break
+        for i, target in plan.targets.items():
+            if i < len(new) and type(new[i][0]) is RawRequestMessage:
+                new[i] = (new[i][0]._replace(path=target), new[i][1])
+        if plan.held is not None and not upgraded and (not new or type(new[-1][0]) is not _ErrInfo):
+            self._held = head_pieces.HeldHead(self._scratch_parser)
+            if self._held.add(plan.held):
+                return self._release(new, near_budget)
+        self._queue(new, upgraded, tail, near_budget)
+        return None
+
+    def _queue(self, new: list[Any], upgraded: bool, tail: bytes, near_budget: bool) -> None:
+        """`new` requests queued for the handler as aiohttp's `data_received` queues a read's, then checked."""
         self._messages.extend(new)
-        self._request_count += len(new) - 1
+        self._request_count += len(new)
+        waiter = self._waiter
+        if new and waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        if not self._buffer_paused and len(self._messages) >= self._max_msg_queue_size:
+            self._pause_reading_for_buffer()
         self._upgraded = upgraded
         if upgraded and tail:
             self._message_tail = tail
-        self._check_new_heads(len(new), near_budget)
+        if new:
+            self._disarm_header_timer()
+            self._check_new_heads(len(new), near_budget)
+        if not self._request_in_progress and not self._messages:
+            self._arm_header_timer()
 
-    def _new_parser(self) -> Any:
+    def _hold(self, data: bytes) -> None:
+        """A read while a refused head is held: held too, until the head is whole (then read as Go reads it) or
+        passes Go's header budget (431)."""
+        held = self._held
+        if self._force_close or self._close or held is None:
+            return
+        whole = held.add(data)
+        if not whole and len(held.data) > go_answers.HEADER_READ_LIMIT:
+            self._held = None
+            self._refuse_head(go_answers.TOO_LARGE)
+            return
+        if whole:
+            self._release([], False)
+        elif not self._request_in_progress and not self._messages:
+            self._arm_header_timer()
+
+    def _release(self, before: list[Any], near_budget: bool) -> None:
+        """The held head, whole or refused on one of its lines, read by the (idle) parser after the requests
+        `before` it: rewritten when Go reads it (`head_pieces.plan`)."""
+        held, self._held = self._held, None
+        assert held is not None
+        data = bytes(held.data)
+        near_budget = near_budget or len(data) > go_answers.MAX_HEADER_BYTES
+        parser = self._parser
+        new = list(before)
+        upgraded, tail = False, b""
+        try:
+            messages, upgraded, tail = parser.feed_data(data)
+            new.extend(messages)
+        except HttpProcessingError as exc:
+            plan = head_pieces.plan(data, self._scratch_parser)
+            if plan.pieces != [data] and (plan.pieces or plan.held is None):  # Go reads it: a fresh parser reads it so
+                self._queue(new, False, b"", near_budget)
+                return self._feed_fresh(plan, near_budget)
+            new.append((_ErrInfo(status=400, exc=exc, message=exc.message), EMPTY_PAYLOAD))
+        self._queue(new, upgraded, tail, near_budget)
+        return None
+
+    def _reread_whole(self, read: bytes, near_budget: bool) -> None:
+        """`_reread` where llhttp's pause position cannot be read: only a refused head that begins `read` and is
+        whole in it is read again."""
+        repaired = head_repair.repair(read)
+        if repaired is None:
+            return
+        self._messages.pop()
+        self._request_count -= 1
+        targets = {} if repaired.target is None else {0: repaired.target}
+        self._feed_fresh(head_pieces.Plan([repaired.data], targets, None), near_budget)
+
+    def _new_parser(self, max_msg_queue_size: int = MAX_MSG_QUEUE_SIZE, protocol: Any = None,
+                    decompress: bool = True) -> Any:
         """A request parser as aiohttp's `RequestHandler` makes one, with this server's settings and leniencies."""
         settings = self._manager._kwargs if self._manager is not None else {}
-        parser = HttpRequestParser(self, self._loop, self._read_bufsize,
+        parser = HttpRequestParser(protocol or self, self._loop, self._read_bufsize,
                                    max_line_size=settings.get("max_line_size", 8190),
                                    max_field_size=settings.get("max_field_size", 8190),
                                    max_headers=settings.get("max_headers", 128), payload_exception=RequestPayloadError,
-                                   auto_decompress=settings.get("auto_decompress", True),
-                                   max_msg_queue_size=MAX_MSG_QUEUE_SIZE)
+                                   auto_decompress=decompress and settings.get("auto_decompress", True),
+                                   max_msg_queue_size=max_msg_queue_size)
         repeated_headers.allow_repeated(parser)
         chunked_length.allow(parser)
         return parser
+
+    def _scratch_parser(self, max_msg_queue_size: int) -> Any:
+        """A parser like the connection's whose bodies never pause or resume the connection's reading: for
+        `head_pieces` to look at bytes with (bodies not decompressed: only their framing matters)."""
+        return self._new_parser(max_msg_queue_size, head_repair.QUIET, decompress=False)
 
     def _refuse_head(self, answer: bytes) -> None:
         """Go's answer to a head it will not read further, then the connection closes; while an earlier request
@@ -247,6 +394,7 @@ class GuardedServer(web.Server):
         repeated_headers.allow_repeated(handler._parser)
         chunked_length.allow(handler._parser)
         handler._state = head_repair.state_view(handler._parser)
+        handler._body_view = head_pieces.body_view(handler._parser)
         return handler
 
 

@@ -30,7 +30,7 @@ from . import chunked_length
 
 _CURRENT_OFFSET = 56  # llhttp_t: ..., `void* data` (48), then `void* _current`: the state it resumes in
 _HIGH = re.compile(rb"[\x80-\xff]")
-_VERSIONS = (b"HTTP/1.0", b"HTTP/1.1")
+VERSIONS = (b"HTTP/1.0", b"HTTP/1.1")
 
 
 class Repaired(NamedTuple):
@@ -48,10 +48,10 @@ def repair(read: bytes) -> Repaired | None:
         return None
     lines = read[:end].split(b"\r\n")
     parts = lines[0].split(b" ")
-    if len(parts) != 3 or not parts[1].startswith(b"/") or parts[2] not in _VERSIONS:
+    if len(parts) != 3 or not parts[1].startswith(b"/") or parts[2] not in VERSIONS:
         return None
     method, target, version = parts
-    escaped = _HIGH.sub(lambda m: b"%%%02X" % m.group()[0], target)
+    escaped = escape(target)
     lengths: list[int] = []
     encoded = False
     for i, line in enumerate(lines[1:], 1):
@@ -73,6 +73,11 @@ def repair(read: bytes) -> Repaired | None:
     head = [b" ".join((method, escaped, version))] + [line for i, line in enumerate(lines[1:], 1) if i not in drop]
     return Repaired(b"\r\n".join(head) + read[end:],
                     target.decode("utf-8", "surrogateescape") if escaped != target else None)
+
+
+def escape(target: bytes) -> bytes:
+    """`target` with each byte above 0x7f `%`-escaped, as llhttp reads it and Go's `URL.Path` holds it."""
+    return _HIGH.sub(lambda m: b"%%%02X" % m.group()[0], target)
 
 
 def state_view(parser: Any) -> Any:
@@ -115,5 +120,6 @@ def _idle_state() -> int | None:
 
 
 IDLE = _idle_state()
+QUIET = _Quiet()  # a protocol for parsers that only look at bytes
 
-__all__ = ["IDLE", "Repaired", "repair", "state_view"]
+__all__ = ["IDLE", "QUIET", "VERSIONS", "Repaired", "escape", "repair", "state_view"]
