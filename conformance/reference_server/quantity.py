@@ -205,8 +205,8 @@ def _beyond_bounds(number: str, suffix: str) -> bool:
     whole, _, frac = number.lstrip("+-").partition(".")
     if len(whole.lstrip("0")) + len(frac.rstrip("0")) > MAX_DIGITS:
         return True
-    if suffix[:1] in ("e", "E") and len(suffix) > 1:
-        return abs((int(suffix[1:]) + 2 ** 31) % 2 ** 32 - 2 ** 31) > MAX_DIGITS
+    if suffix[:1] in ("e", "E") and suffix not in _BIN:  # (`Ei` is exbi; `E` alone exa)
+        return len(suffix) > 1 and abs((int(suffix[1:]) + 2 ** 31) % 2 ** 32 - 2 ** 31) > MAX_DIGITS
     return False
 
 

@@ -13,6 +13,8 @@ from conformance.reference_server.quantity import FORMAT_WRONG, SUFFIX_WRONG, Qu
     ("1e-0000000000000000000000001", "100e-3"),  # ParseInt takes leading zeros
     ("001.5000", "1500m"),
     ("1e3999", "1e3999"),
+    ("1Ei", "1Ei"),  # a binary suffix, not an exponent
+    ("2E", "2E"),
 ])
 def test_exponents_as_go_reads_them(text, canonical):
     assert parse_error(text) is None
