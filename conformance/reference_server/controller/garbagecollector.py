@@ -40,12 +40,12 @@ from .. import apierrors as E
 from ..admission.admitted import admitted
 from ..goport.gonet.strconv import quote
 from ..registry import DeleteOptions, Registry
-from ..registry.crd import CRD_KEY
 from ..registry.crconversion.cache import TEARDOWN_SECONDS
+from ..registry.crd import CRD_KEY
 from ..registry.propagation import FOREGROUND, ORPHAN
-from ..registry.validation import _parse_group_version
 from ..storage import KeyNotFoundError
 from ..storage.offload import Offload
+from ..wire.legacyscheme import parse_group_version
 from .events import WARNING, EventRecorder
 from .gc_graph import Graph, ObjKey
 from .loop import Controller, WorkQueue
@@ -232,7 +232,7 @@ class GarbageCollector(Controller):
     # ---- reference resolution (the REST mapper) ------------------------------------------------------
     def _resolve(self, api_version: str, kind: str) -> Any | None:
         """The store serving `kind` in `api_version`, or None (`restMappingError`)."""
-        group, version = _parse_group_version(api_version)
+        group, version = parse_group_version(api_version)
         if not version or not kind:
             return None
         if not group:

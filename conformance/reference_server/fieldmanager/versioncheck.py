@@ -12,18 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import apierrors as E
-
-
-def parse_group_version(gv: str) -> tuple[str, str] | None:
-    """`schema.ParseGroupVersion`: "" and "/" are the empty group-version; None where it errs."""
-    if gv in ("", "/"):
-        return "", ""
-    if gv.count("/") == 0:
-        return "", gv
-    if gv.count("/") == 1:
-        group, _, version = gv.partition("/")
-        return group, version
-    return None
+from ..wire.gometa import parse_group_version
 
 
 def applied_gvk(config: dict[str, Any]) -> tuple[str, str, str]:

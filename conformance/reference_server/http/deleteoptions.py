@@ -116,25 +116,16 @@ def _interpret(value: Any, members: list[tuple[str, Any]], raw: bytes) -> tuple[
     api_version, kind, error = gometa.interpret(value, members)
     if error is not None:
         raise failed(error)
-    group, version = _parse_group_version(api_version)
+    gv = gometa.parse_group_version(api_version)
+    if gv is None:
+        raise failed(f"unexpected GroupVersion string: {api_version}")
+    group, version = gv
     kind = kind or "DeleteOptions"
     if not version and (not group or group == GROUP):
         group, version = group or GROUP, "v1"
     if not version:
         raise failed(f"Object 'apiVersion' is missing in '{raw.decode('utf-8', 'replace')}'")
     return group, version, kind
-
-
-def _parse_group_version(gv: str) -> tuple[str, str]:
-    """apimachinery schema `ParseGroupVersion`."""
-    if gv in ("", "/"):
-        return "", ""
-    if gv.count("/") == 0:
-        return "", gv
-    if gv.count("/") == 1:
-        group, _, version = gv.partition("/")
-        return group, version
-    raise failed(f"unexpected GroupVersion string: {gv}")
 
 
 def _group_version(group: str, version: str) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from ..apierrors import FieldError, GoValue, field_forbidden, field_invalid, field_required
 from ..goport.gofmt import sharp_v_strings
 from ..wire.gosyntax import sharp_v as go_sharp_v
+from ..wire.legacyscheme import parse_group_version
 from .meta import parse_time
 
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -307,7 +308,7 @@ def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences")
         if not isinstance(ref, dict):
             continue
         api_version, kind = str(ref.get("apiVersion") or ""), str(ref.get("kind") or "")
-        group, version = _parse_group_version(api_version)
+        group, version = parse_group_version(api_version)
         if not version:
             errs.append(field_invalid(f"{path}.apiVersion", api_version, "version must not be empty"))
         if not kind:
@@ -328,18 +329,6 @@ def validate_owner_references(refs: Any, path: str = "metadata.ownerReferences")
             else:
                 first_controller = current
     return errs
-
-
-def _parse_group_version(api_version: str) -> tuple[str, str]:
-    """`schema.FromAPIVersionAndKind`: "v1" is the core group; more than one "/" parses as nothing."""
-    if not api_version:
-        return "", ""
-    parts = api_version.split("/")
-    if len(parts) == 1:
-        return "", parts[0]
-    if len(parts) == 2:
-        return parts[0], parts[1]
-    return "", ""
 
 
 def validate_labels(labels: dict[str, Any], path: str) -> list[FieldError]:

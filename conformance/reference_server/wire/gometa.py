@@ -67,3 +67,14 @@ def interpret(value: Any, found_members: Iterable[tuple[str, Any]]) -> tuple[str
 def interpret_error(value: Any, pairs: Any = None, sorted_keys: bool = False) -> str | None:
     """`Interpret`'s error for a decoded body (`pairs`, `sorted_keys`: as `members`'), or None."""
     return interpret(value, members(value, pairs, sorted_keys))[2]
+
+
+def parse_group_version(gv: str) -> tuple[str, str] | None:
+    """apimachinery schema `ParseGroupVersion`: (group, version); `""` and `"/"` are the empty group-version, `v1`
+    the core group's, `a/` a group without a version; None where it errs (more than one `/`)."""
+    if gv in ("", "/"):
+        return "", ""
+    if gv.count("/") > 1:
+        return None
+    group, _, version = gv.rpartition("/")
+    return group, version

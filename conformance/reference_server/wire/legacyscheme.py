@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import gometa
+
 SCHEME = "pkg/api/legacyscheme/scheme.go:30"
 INTERNAL = "__internal"  # runtime.APIVersionInternal
 
@@ -169,12 +171,9 @@ def holds(group: str) -> bool:
 
 
 def parse_group_version(api_version: str) -> tuple[str, str]:
-    """`schema.ParseGroupVersion` of a string `Interpret` accepted (at most one `/`): `""` and `"/"` are no group
-    and no version, `v1` the core group's, `a/` a group without a version."""
-    if api_version in ("", "/"):
-        return "", ""
-    group, _, version = api_version.rpartition("/")
-    return group, version
+    """`schema.FromAPIVersionAndKind`'s reading (`ParseGroupVersion`, wire/gometa.py), its error read as the empty
+    group-version: `Interpret` already refused more than one `/` where a body is read."""
+    return gometa.parse_group_version(api_version) or ("", "")
 
 
 def group_version(group: str, version: str) -> str:
