@@ -167,11 +167,11 @@ def custom_kind_error(value: Any, raw: bytes, expected_kind: str, route_version:
     else:  # (the top-level value's own bytes, which encoding/json hands `UnmarshalJSON`: no space around them)
         data = raw.strip(b" \t\r\n").decode("utf-8", "replace")
     api_version, kind, _ = gometa.interpret(value, gometa.members(value, sorted_keys=yaml_body))
-    group, _, found = api_version.rpartition("/")  # (`schema.ParseGroupVersion`)
-    if not found and (not group or group == route_version.rpartition("/")[0]):
-        found = route_version.rpartition("/")[2]  # `gvkWithDefaults`
-    return E.bad_request(f'{kind or expected_kind} in version "{found}" cannot be handled as a {expected_kind}: '
-                         f"Object 'Kind' is missing in '{data}'")
+    group, found = legacyscheme.parse_group_version(api_version)
+    route_group, route = legacyscheme.parse_group_version(route_version)
+    if not found and (not group or group == route_group):
+        found = route  # `gvkWithDefaults`
+    return cannot_be_handled(kind or expected_kind, found, expected_kind, f"Object 'Kind' is missing in '{data}'")
 
 
 _GO_TYPES = {"metadata": "v1.ObjectMeta", "spec": "v1.{kind}Spec", "status": "v1.{kind}Status"}
@@ -247,9 +247,9 @@ def decode_value(obj: Any, raw: bytes, expected_kind: str, schema_kind: str | No
     elif kind and kind != expected_kind:
         if kind not in hooks.KNOWN_KINDS:
             raise _unrecognized(expected_kind, f'no kind "{kind}" is registered for version "v1" in scheme '
-                                '"pkg/api/legacyscheme/scheme.go:30"', raw)
-        raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {expected_kind}: converting '
-                            f"(v1.{kind}) to (core.{expected_kind}): unknown conversion")
+                                f'"{legacyscheme.SCHEME}"', raw)
+        raise cannot_be_handled(kind, "v1", expected_kind,
+                                f"converting (v1.{kind}) to (core.{expected_kind}): unknown conversion")
     _check_shapes(obj, expected_kind, schema_kind or expected_kind)
     if obj.get("metadata") is None:  # `"metadata": null` leaves Go's zero ObjectMeta
         obj["metadata"] = {}
@@ -364,14 +364,14 @@ def _check_shapes(obj: dict[str, Any], kind: str, schema_kind: str) -> None:
     """The Go unmarshal type errors a malformed-but-valid JSON body would hit."""
     err = check_go_types(obj, schema_kind)
     if err:
-        raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: {err}')
+        raise cannot_be_handled(kind, "v1", kind, err)
     _check_shapes_legacy(obj, kind, custom=schema_kind != kind)
 
 
 def _check_shapes_legacy(obj: dict[str, Any], kind: str, custom: bool = False) -> None:
     def fail(path: str, value: Any, go_type: str) -> None:
-        raise E.bad_request(f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal '
-                            f"{gotypes.kind_word(value)} into Go struct field {kind}.{path} of type {go_type}")
+        raise cannot_be_handled(kind, "v1", kind, f"json: cannot unmarshal {gotypes.kind_word(value)} into Go "
+                                                  f"struct field {kind}.{path} of type {go_type}")
 
     if custom:
         return  # a custom resource's metadata is `check_go_types`' (null label values decode), the rest its schema's

@@ -20,8 +20,8 @@ from ..wire import gotypes, legacyscheme
 from ..wire.dupkeys import Repeats
 from ..wire.schema import GROUP_KINDS
 from . import apiservice_groups, extensions, hooks
-from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, custom_kind_error, decode_value, media_type, parse_raw,
-                     refuse_unhandled, summarize)
+from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, cannot_be_handled, custom_kind_error, decode_value,
+                     media_type, parse_raw, refuse_unhandled, summarize)
 from .router import Route
 
 COLLECTION = ("GET", "POST", "DELETE")
@@ -290,7 +290,7 @@ def check_shape(store: GenericStore, obj: dict[str, Any]) -> None:
         check = hooks.wire_attr("openapi", "type_error")
         err = check(store.group, version, kind, obj) if check is not None else None  # type: ignore[attr-defined]
     if err:
-        raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {err}')
+        raise cannot_be_handled(kind, version, kind, err)
 
 
 def go_message(group: str, version: str, kind: str) -> str | None:

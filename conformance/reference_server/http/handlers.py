@@ -28,7 +28,7 @@ from . import params as P
 from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth
-from .decode import refuse_overflow
+from .decode import cannot_be_handled, refuse_overflow
 from ..storage.freshness import FreshnessGate
 from ..storage.offload import Offload
 from .rehearse import Rehearse
@@ -303,7 +303,7 @@ class Handlers:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind, repeats)
         if (why := _coerce_error(store, obj)) is not None:  # create.go / update.go `transformDecodeError`
             kind, version = store.info.kind, getattr(store, "version", "v1")
-            raise E.bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: {why}')
+            raise cannot_be_handled(kind, version, kind, why)
         try:
             warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
                                               extra_fields(self.ctx.feature_gates, store.info.kind),
