@@ -21,14 +21,9 @@ import json
 
 import pytest
 
-JSON = {"Content-Type": "application/json"}
-YAML = {"Content-Type": "application/yaml"}
+from .badbody import JSON, YAML, bad_request
+
 STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
-
-
-def bad_request(message: str) -> dict:
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
-            "reason": "BadRequest", "code": 400}
 
 
 def unrecognized(kind: str, err: str, body: bytes) -> dict:

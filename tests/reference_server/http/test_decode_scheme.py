@@ -12,14 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-JSON = {"Content-Type": "application/json"}
-YAML = {"Content-Type": "application/yaml"}
+from .badbody import JSON, YAML, bad_request
+
 SCHEME = "pkg/api/legacyscheme/scheme.go:30"
-
-
-def bad_request(message: str) -> dict:
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
-            "reason": "BadRequest", "code": 400}
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from conformance.reference_server.http import head_pieces
 from conformance.reference_server.http.connection import GuardedRequestHandler
 from tests.reference_server.ownserver import own_server
 
+from .rawhttp import connect, read_until_closed
+
 server = own_server(flavor="bare")
 
 pytestmark = pytest.mark.skipif(not head_pieces.SUPPORTED, reason="llhttp's pause position is not reachable here")
@@ -48,19 +50,12 @@ def reads(monkeypatch) -> Iterator[threading.Semaphore]:
 
 def _exchange(srv, pieces: list[bytes], reads: threading.Semaphore) -> bytes:
     """Send each piece as a read of its own, then read until the server closes."""
-    host, port = srv.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=20) as conn:
+    with connect(srv) as conn:
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for piece in pieces:
             conn.sendall(piece)
             assert reads.acquire(timeout=20), "the server did not read a piece"
-        out = b""
-        try:
-            while chunk := conn.recv(65536):
-                out += chunk
-        except ConnectionResetError:
-            pass
-    return out
+        return read_until_closed(conn)
 
 
 def _statuses(answer: bytes) -> list[bytes]:
@@ -138,8 +133,7 @@ def test_a_head_go_refuses_after_a_request_gets_its_400_after_that_answer(server
 
 def test_a_held_head_with_a_line_go_refuses_is_refused_at_that_line(server, reads) -> None:
     """A refused head is held only while it may still be one Go reads: a bad field line ends it at once."""
-    host, port = server.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=20) as conn:
+    with connect(server) as conn:
         conn.sendall(b"GET /a\xff HTTP/1.1\r\nHost: x\r\nBad Line\r\n")  # no blank line: the head is not whole
         out = b""
         while chunk := conn.recv(65536):
@@ -148,21 +142,15 @@ def test_a_held_head_with_a_line_go_refuses_is_refused_at_that_line(server, read
 
 
 def test_a_held_head_past_the_budget_is_gos_431(server, reads) -> None:
-    host, port = server.url.removeprefix("http://").split(":")
     filler = b"X-Filler: " + b"a" * 60000 + b"\r\n"
-    with socket.create_connection((host, int(port)), timeout=20) as conn:
+    with connect(server) as conn:
         conn.sendall(b"GET /a\xff HTTP/1.1\r\nHost: x\r\n")
         try:
             for _ in range(20):
                 conn.sendall(filler)
         except (BrokenPipeError, ConnectionResetError):
             pass
-        out = b""
-        try:
-            while chunk := conn.recv(65536):
-                out += chunk
-        except ConnectionResetError:
-            pass
+        out = read_until_closed(conn)
     assert _statuses(out) == [b"HTTP/1.1 431 Request Header Fields Too Large"]
 
 
