@@ -55,3 +55,19 @@ def test_a_server_side_apply_stores_quantities_canonical(http, url, namespaces):
     r = http.patch(f"{url}/api/v1/namespaces/{ns}/resourcequotas/q", data=body, headers=APPLY,
                    params={"fieldManager": "m"})
     assert r.status_code == 200 and r.json()["spec"]["hard"] == {"pods": "10", "requests.memory": "1Gi"}, r.text
+
+
+def test_a_micro_time_is_answered_in_utc_with_six_digits(http, url, namespaces):
+    """micro_time.go: `UnmarshalJSON` parses `RFC3339Micro` (six fraction digits, any offset), `MarshalJSON`
+    writes it in UTC; a MicroTime without its six digits is the decoder's 400."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/coordination.k8s.io/v1/namespaces/{ns}/leases"
+    r = http.post(base, json={"metadata": {"name": "l"}, "spec": {"renewTime": "2024-01-01T01:00:00.123456+01:00"}})
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["renewTime"] == "2024-01-01T00:00:00.123456Z"
+    assert http.get(f"{base}/l").json()["spec"]["renewTime"] == "2024-01-01T00:00:00.123456Z"
+    r = http.post(base, json={"metadata": {"name": "m"}, "spec": {"acquireTime": "2024-01-01T00:00:00Z"}})
+    assert r.status_code == 400, r.text
+    assert r.json()["message"] == (
+        'Lease in version "v1" cannot be handled as a Lease: parsing time "2024-01-01T00:00:00Z" as '
+        '"2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"')

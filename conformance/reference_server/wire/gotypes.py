@@ -15,14 +15,20 @@ unstructured converter, which calls the `UnmarshalJSON` alone, says `... into Go
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from .. import quantity
-from ..goport.gojsonnum import GoFloat, float32_value, keep_literals
 from ..goport.gobase64 import canonical_std, corrupt_offset
-from ..goport.gotime import TimeError, format_rfc3339_utc, is_zero, parse_rfc3339
+from ..goport.gojsonnum import GoFloat, float32_value, keep_literals
+from ..goport.gotime import (
+    TimeError,
+    format_rfc3339_micro_utc,
+    format_rfc3339_utc,
+    is_zero,
+    parse_rfc3339,
+    parse_rfc3339_micro,
+)
 from . import schema
 from ._gonamed_table import NAMED
 
@@ -33,7 +39,6 @@ _GO_SCALARS = {"s": "string", "b": "bool", "y": "[]uint8", "i32": "int32", "i64"
 # Named Go types, whose name (`reflect.Type.String()`: `types.UID`, `v1.Protocol`) an UnmarshalTypeError shows:
 # every scalar field of the field model that has one (tools/goconvert/namedtypes.py's table)
 _NAMED = NAMED
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 def base64_error(got: str) -> str:
@@ -128,14 +133,10 @@ def _unmarshaler_error(got: str, go_type: str, struct: str, path: str) -> FieldT
 
 
 def time_error(v: str, micro: bool = False) -> str | None:
-    """`time.Parse(time.RFC3339, v)`'s complaint (gotime.py), or None; "" too (only a query parameter reads "" as
-    zero). A MicroTime's (`RFC3339Micro`) is worded as its first element's."""
-    if micro:
-        if not _RFC3339.match(v):
-            return f'parsing time "{v}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "{v}" as "2006"'
-        return None
+    """`time.Parse(time.RFC3339, v)`'s complaint (a MicroTime's: `metav1.RFC3339Micro`, six fraction digits),
+    from gotime.py, or None; "" too (only a query parameter reads "" as zero)."""
     try:
-        parse_rfc3339(v)
+        (parse_rfc3339_micro if micro else parse_rfc3339)(v)
     except TimeError as e:
         return str(e)
     return None
@@ -256,20 +257,31 @@ def _quantity(value: Any) -> Any:
 def _time(value: Any) -> Any:
     """A `metav1.Time` as Go holds it: `UnmarshalJSON` parses RFC 3339 (any offset, any fraction), `MarshalJSON`
     writes `t.UTC().Format(time.RFC3339)` (to the second, `Z`), and `null` for the zero time (time.go)."""
+    return _held_time(value, parse_rfc3339, lambda unix, _nsec: format_rfc3339_utc(unix))
+
+
+def _micro_time(value: Any) -> Any:
+    """A `metav1.MicroTime` as Go holds it: six fraction digits in any offset, written back in UTC
+    (`t.UTC().Format(RFC3339Micro)`), `null` for zero (micro_time.go)."""
+    return _held_time(value, parse_rfc3339_micro, format_rfc3339_micro_utc)
+
+
+def _held_time(value: Any, parse: Any, write: Any) -> Any:
     if isinstance(value, list):
-        return [_time(v) for v in value]
+        return [_held_time(v, parse, write) for v in value]
     if not isinstance(value, str):
         return value
     try:
-        unix, nsec = parse_rfc3339(value)
+        unix, nsec = parse(value)
     except TimeError:
         return value
-    return None if is_zero(unix, nsec) else format_rfc3339_utc(unix)
+    return None if is_zero(unix, nsec) else write(unix, nsec)
 
 
 _HELD = {
     "resource.Quantity": _quantity,
     "meta.Time": _time,
+    "meta.MicroTime": _micro_time,
     "y": _canonical,  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
     "runtime.RawExtension": keep_literals,  # the bytes sent, kept: its numbers are answered as written
     "f32": _float32,  # what a float32 holds, written back as Go writes a float32 (`0.1`)
