@@ -31,6 +31,24 @@ def test_quantities_are_answered_and_stored_canonical(http, url, namespaces):
                    headers=MERGE)
     assert r.status_code == 200, r.text
     assert r.json()["spec"]["hard"]["pods"] == "10"  # DecimalExponent: `1e1` is `10`
+    # ParseQuantity's int64 path keeps the text when its digits do not end in 000 and its scale is a multiple of 3
+    r = http.patch(f"{url}/api/v1/namespaces/{ns}/resourcequotas/q", headers=MERGE,
+                   json={"spec": {"hard": {"requests.cpu": "1.500", "limits.cpu": "+2", "requests.memory": "1000"}}})
+    assert r.status_code == 200, r.text
+    hard = r.json()["spec"]["hard"]
+    assert (hard["requests.cpu"], hard["limits.cpu"], hard["requests.memory"]) == ("1.500", "+2", "1k")
+
+
+def test_a_quantity_sent_as_a_json_number_is_read_from_its_bytes(http, url, namespaces):
+    """quantity.go `UnmarshalJSON`: a JSON number's bytes are parsed as a quantity's text (`1.5` is `1500m`,
+    `1e3` and `2.50e-1` kept: `ParseQuantity` keeps a text whose digits and scale look canonical, `1.500` too)."""
+    ns = namespaces.create()["metadata"]["name"]
+    body = ('{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i","resources":'
+            '{"limits":{"cpu":1.5,"memory":1e3},"requests":{"cpu":2.50e-1,"memory":100}}}]}}')
+    r = http.post(f"{url}/api/v1/namespaces/{ns}/pods", data=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["containers"][0]["resources"] == {"limits": {"cpu": "1500m", "memory": "1e3"},
+                                                              "requests": {"cpu": "2.50e-1", "memory": "100"}}
 
 
 def test_a_time_is_answered_in_utc_to_the_second(http, url, namespaces):

@@ -239,17 +239,19 @@ def _canonical(value: Any) -> Any:
 
 
 def _quantity(value: Any) -> Any:
-    """A quantity (or a `ResourceList`'s) as Go holds it: `ParseQuantity(strings.TrimSpace(...))`, written back by
-    `MarshalJSON` as its canonical `String()` (`1000m` is `1`, `1024Mi` is `1Gi`: quantity.go). A JSON number
-    other than an integer is left as sent (its literal is not held here)."""
+    """A quantity (or a `ResourceList`'s) as Go holds it: `UnmarshalJSON` reads a string's text or a number's bytes
+    (`1.5` as `"1.5"`), `ParseQuantity(strings.TrimSpace(...))`, written back by `MarshalJSON` as its `String()`
+    (`1000m` is `1`, `1024Mi` is `1Gi`, `1.5` is `1500m`, `1.500` kept: quantity.go, `quantity.go_string`)."""
     if isinstance(value, dict):
         return {k: _quantity(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_quantity(v) for v in value]
+    if isinstance(value, float):
+        value = getattr(value, "literal", None) or repr(value)  # a plain float: its literal was Python's repr
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return value
     try:
-        return quantity.Quantity.parse(value.strip() if isinstance(value, str) else value).canonical()
+        return quantity.go_string(value)
     except quantity.QuantityError:
         return value
 
