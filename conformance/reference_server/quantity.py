@@ -155,6 +155,16 @@ def canonical(text: Any) -> str:
     return Quantity.parse(text).canonical()
 
 
+def go_string(raw: Any) -> str:
+    """`Quantity.String()` (and `MarshalJSON`) of a quantity decoded from `raw` (a string's trimmed text, or a
+    JSON number's): the text itself where `ParseQuantity` kept it (`1.500`, `2.50e-1`, `+1`: its int64 path's
+    "canonical form" test, which looks at the digits only), else the canonical form (`1000m` is `1`)."""
+    text = raw.strip() if isinstance(raw, str) else repr(raw) if isinstance(raw, float) else str(raw)
+    q = Quantity.parse(text)  # QuantityError for a text ParseQuantity refuses
+    fast = int64_amount(text)
+    return fast[2] if fast and fast[2] else q.canonical()
+
+
 FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 SUFFIX_WRONG = "unable to parse quantity's suffix"
 _DIGITS = frozenset("0123456789")

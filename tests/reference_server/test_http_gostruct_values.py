@@ -127,7 +127,7 @@ def test_events_v1_immutable_structs_and_times(http: requests.Session, url: str,
     r = http.patch(f"{url}{EVENTS}/namespaces/{ns}/events/e", headers=MERGE, json={
         "regarding": {"name": "q", "uid": "u-2"}, "related": {"kind": "Node", "name": "n1"},
         "deprecatedSource": {"host": "h"}, "deprecatedFirstTimestamp": "2026-01-02T03:04:05Z",
-        "eventTime": "2026-01-02T03:04:06.5Z"})
+        "eventTime": "2026-01-02T03:04:06.500000Z"})
     causes = _causes(r)
     assert causes["involvedObject"] == (
         f'Invalid value: core.ObjectReference{{Kind:"Pod", Namespace:"{ns}", Name:"q", UID:"u-2", APIVersion:"v1", '

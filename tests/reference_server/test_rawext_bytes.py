@@ -263,3 +263,21 @@ def test_a_json_patch_test_reads_data_and_writes_it_sorted(http: requests.Sessio
                          '{"op":"replace","path":"/revision","value":2}]')
     assert ok.status_code == 200, ok.text
     assert _data_text(ok.text) == data and ok.json()["revision"] == 2
+
+
+def test_an_answer_without_html_escapes_keeps_them_once_a_revision_was_held(http: requests.Session, url: str,
+                                                                             ns: str) -> None:
+    """`/openapi/v2` (written without encoding/json's HTML escapes) names `"kind":"ControllerRevision"`, which
+    sends it through the wrapped values' writer once the process has held one: that writer kept escaping `<`,
+    `>`, `&` there (order-dependent: only after a ControllerRevision was created)."""
+    r = http.post(_path(url, ns), data='{"metadata":{"name":"r"},"revision":1,"data":' + SENT + "}", headers=JSON)
+    assert r.status_code == 201, r.text
+    assert R.SEEN[0]
+    doc = {"a": {"kind": "ControllerRevision", "description": "<a&b>", "metadata": {"x": ">"}}, "<k>": ["&"]}
+    from conformance.reference_server.http.respond import dumps
+    assert dumps(doc, html=False) == b'{"a":{"kind":"ControllerRevision","description":"<a&b>","metadata":{"x":">"}},' \
+                                     b'"<k>":["&"]}'
+    assert dumps(doc) == (b'{"a":{"kind":"ControllerRevision","description":"\\u003ca\\u0026b\\u003e","metadata":'
+                          b'{"x":"\\u003e"}},"\\u003ck\\u003e":["\\u0026"]}')
+    v2 = http.get(url + "/openapi/v2", headers={"Accept": "application/json"}).content
+    assert b"The value must be >0 && <=86400" in v2 and b"\\u003e" not in v2

@@ -133,7 +133,9 @@ def test_official_client_certificates_and_events(served: Kube) -> None:
         status = certs.read_certificate_signing_request_status(name)
         assert base64.b64decode(status.status.certificate).startswith(b"-----BEGIN CERTIFICATE-----")
         ev = events.create_namespaced_event(ns, client.EventsV1Event(
-            metadata=client.V1ObjectMeta(name="e1"), event_time="2026-01-02T03:04:05.000000Z",
+            # a MicroTime must carry six fraction digits (`RFC3339Micro`); this client re-writes the string through
+            # `datetime.isoformat()`, which drops a zero fraction, so a real cluster too needs a non-zero one here
+            metadata=client.V1ObjectMeta(name="e1"), event_time="2026-01-02T03:04:05.123456Z",
             reporting_controller="example.com/ctl", reporting_instance="ctl-1", action="Reconcile", reason="Synced",
             type="Normal", note="from the official client",
             regarding=client.V1ObjectReference(kind="Pod", name="p", namespace=ns)))

@@ -22,7 +22,7 @@ import copy
 from typing import Any, Iterable
 
 from .. import apierrors as E
-from ..quantity import MAX_MILLI_VALUE, Quantity
+from ..quantity import MAX_MILLI_VALUE, Quantity, go_string
 from .quota import ResourceList, parse_list, pod_container_totals
 
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
@@ -30,7 +30,7 @@ LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
 
 def _canonical_or_raw(v: Any) -> Any:
     try:
-        return Quantity.parse(v).canonical()
+        return go_string(v)
     except ValueError:
         return v  # invalid quantities are the registry's validation's business
 
@@ -113,10 +113,10 @@ def _merge_container(c: dict[str, Any], requests: dict[str, Any], limits: dict[s
         res["requests"] = {}
     set_limits = [k for k in limits if k not in res["limits"]]
     for k in set_limits:
-        res["limits"][k] = Quantity.parse(limits[k]).canonical()
+        res["limits"][k] = go_string(limits[k])
     set_requests = [k for k in requests if k not in res["requests"]]
     for k in set_requests:
-        res["requests"][k] = Quantity.parse(requests[k]).canonical()
+        res["requests"][k] = go_string(requests[k])
     name = c.get("name", "")
     if set_requests:
         annotations.append(", ".join(sorted(set_requests)) + f" request for {prefix} {name}")

@@ -280,8 +280,8 @@ def encode(obj: Any, text: str | None = None, html: bool = True) -> str:
     if text is None:
         text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     if _raw.SEEN[0] and _raw.KIND_MARK in text:  # (a list lookup: answers of other kinds pay nothing more)
-        text = _raw.encode(obj)
-    elif needs_go_floats(text):
+        return _raw.encode(obj, html)
+    if needs_go_floats(text):
         text = "".join(_GO(obj, 0))
     return escape_html(text) if html else text
 

@@ -246,35 +246,38 @@ def _remarshaled(new: Any, old: Any, old_text: str) -> str:
     return go_text(new)
 
 
-def encode(obj: Any) -> str:
-    """Compact JSON of an answer holding wrapped values (each written as `answered`)."""
+def encode(obj: Any, html: bool = True) -> str:
+    """Compact JSON of an answer holding wrapped values (each written as `answered`); `html` False: its other
+    strings keep `<`, `>`, `&` (an answer written without encoding/json's escapes, `/openapi/v2`, which names
+    the kind but holds no wrapped value)."""
     out: list[str] = []
-    _encode(obj, out, 0)
+    _encode(obj, out, 0, html)
     return "".join(out)
 
 
-def _encode(o: Any, out: list[str], depth: int) -> None:
+def _encode(o: Any, out: list[str], depth: int, html: bool) -> None:
     t = type(o)
     if t in RAW_TYPES:
         out.append(answered(o))
     elif t is dict and depth < 5:
         out.append("{")
         for i, (k, v) in enumerate(o.items()):
-            out.append(("," if i else "") + encode_basestring(k) + ":")
+            key = encode_basestring(k)
+            out.append(("," if i else "") + (escape_html(key) if html else key) + ":")
             if k == "metadata":
-                out.append(gojsonnum.encode(v))
+                out.append(gojsonnum.encode(v, html=html))
             else:
-                _encode(v, out, depth + 1)
+                _encode(v, out, depth + 1, html)
         out.append("}")
     elif t is list and depth < 5:
         out.append("[")
         for i, v in enumerate(o):
             if i:
                 out.append(",")
-            _encode(v, out, depth + 1)
+            _encode(v, out, depth + 1, html)
         out.append("]")
     else:
-        out.append(gojsonnum.encode(o))
+        out.append(gojsonnum.encode(o, html=html))
 
 
 def holds_raw(obj: dict[str, Any]) -> bool:

@@ -13,22 +13,24 @@ from __future__ import annotations
 from .godur import quote
 
 RFC3339 = "2006-01-02T15:04:05Z07:00"
+RFC3339_MICRO = "2006-01-02T15:04:05.000000Z07:00"  # metav1.RFC3339Micro: a MicroTime's layout (micro_time.go)
 ZERO_UNIX = -62135596800  # Go's zero Time (January 1, year 1, 00:00:00 UTC) in Unix seconds: `IsZero`
 
 # The layout's chunks: (literal prefix, element); the element's name is what an error quotes.
 _CHUNKS = (("", "2006"), ("-", "01"), ("-", "02"), ("T", "15"), (":", "04"), (":", "05"), ("", "Z07:00"))
+_MICRO_CHUNKS = _CHUNKS[:6] + (("", ".000000"), _CHUNKS[6])  # `stdFracSecond0`: exactly six digits
 
 
 class TimeError(ValueError):
     """`time.ParseError`; its text is Go's."""
 
 
-def _error(value: bytes, elem_value: bytes, elem: str, message: str = "") -> TimeError:
-    """`newParseError(RFC3339, value, elem, elemValue, message).Error()`."""
+def _error(value: bytes, elem_value: bytes, elem: str, message: str = "", layout: str = RFC3339) -> TimeError:
+    """`newParseError(layout, value, elem, elemValue, message).Error()`."""
     text = value.decode("utf-8", "surrogateescape")
     if message:
         return TimeError(f"parsing time {quote(text)}{message}")
-    return TimeError(f"parsing time {quote(text)} as {quote(RFC3339)}: cannot parse "
+    return TimeError(f"parsing time {quote(text)} as {quote(layout)}: cannot parse "
                      f"{quote(elem_value.decode('utf-8', 'surrogateescape'))} as {quote(elem)}")
 
 
@@ -78,19 +80,29 @@ def parse_rfc3339(text: str) -> tuple[int, int]:
     return unix, nsec
 
 
-def parse_rfc3339_zone(text: str) -> tuple[int, int, int]:
-    """`parse_rfc3339` and the offset the text names, in seconds east of UTC."""
+def parse_rfc3339_micro(text: str) -> tuple[int, int]:
+    """`time.Parse(metav1.RFC3339Micro, text)` (a MicroTime's `UnmarshalJSON`): the general parser with a fixed
+    six-digit fraction (`2024-01-01T00:00:00Z` is refused: `cannot parse "Z" as ".000000"`)."""
+    unix, nsec, _ = parse_rfc3339_zone(text, RFC3339_MICRO)
+    return unix, nsec
+
+
+def parse_rfc3339_zone(text: str, layout: str = RFC3339) -> tuple[int, int, int]:
+    """`parse_rfc3339` (or, with `RFC3339_MICRO`, `parse_rfc3339_micro`) and the offset the text names, in
+    seconds east of UTC."""
     whole = text.encode("utf-8", "surrogateescape")
     value = whole
+    micro = layout == RFC3339_MICRO
     year = month = day = hour = minute = sec = nsec = offset = 0
-    for prefix, elem in _CHUNKS:
+
+    for prefix, elem in (_MICRO_CHUNKS if micro else _CHUNKS):
         if not value.startswith(prefix.encode()):  # `skip`: the value from the first byte that differs
             rest = value
             for c in prefix.encode():
                 if not rest or rest[0] != c:
                     break
                 rest = rest[1:]
-            raise _error(whole, rest, prefix)
+            raise _error(whole, rest, prefix, layout=layout)
         value = value[len(prefix):]
         hold, bad, out_of_range = value, False, ""
         if elem == "2006":
@@ -114,13 +126,22 @@ def parse_rfc3339_zone(text: str) -> tuple[int, int, int]:
                     minute, out_of_range = n, "minute" if n >= 60 else ""
                 else:
                     sec, out_of_range = n, "second" if n >= 60 else ""
-                    if not out_of_range and len(value) >= 2 and value[:1] in (b".", b",") and _digit(value, 1):
+                    if not (out_of_range or micro) and len(value) >= 2 and value[:1] in (b".", b",") \
+                            and _digit(value, 1):
                         n = 2  # a fraction the layout does not have: `parseNanoseconds`, digits past 9 dropped
                         while _digit(value, n):
                             n += 1
                         digits = value[1:min(n, 10)]
                         nsec = int(digits) * 10 ** (9 - len(digits))
                         value = value[n:]
+        elif elem == ".000000":  # `parseNanoseconds(value, 7)`: `.` or `,`, then `atoi` (a sign allowed)
+            got = _go_atoi(value[1:7]) if len(value) >= 7 and value[:1] in (b".", b",") else None
+            if got is None:
+                bad = True
+            elif got < 0:
+                out_of_range = "fractional second"
+            else:
+                nsec, value = got * 1000, value[7:]
         elif value[:1] == b"Z":
             value = value[1:]
         elif len(value) < 6 or value[3:4] != b":":
@@ -134,15 +155,28 @@ def parse_rfc3339_zone(text: str) -> tuple[int, int, int]:
                 "time zone offset minute" if minutes > 60 else ""
             offset = (hours * 60 + minutes) * 60 * (-1 if sign == b"-" else 1)
         if out_of_range:
-            raise _error(whole, value, elem, f": {out_of_range} out of range")
+            raise _error(whole, value, elem, f": {out_of_range} out of range", layout)
         if bad:
-            raise _error(whole, hold, elem)
+            raise _error(whole, hold, elem, layout=layout)
     if value:
         raise _error(whole, value, "", f": extra text: {quote(value.decode('utf-8', 'surrogateescape'))}")
     if not 1 <= day <= days_in(month, year):
         raise _error(whole, value, "", ": day out of range")
     unix = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + sec - offset
     return unix, nsec, offset
+
+
+def _go_atoi(b: bytes) -> int | None:
+    """format.go `atoi`: an optional sign, then digits only."""
+    sign, digits = (b[:1], b[1:]) if b[:1] in (b"+", b"-") else (b"", b)
+    if not digits or not all(48 <= c <= 57 for c in digits):
+        return None
+    return -int(digits) if sign == b"-" else int(digits)
+
+
+def format_rfc3339_micro_utc(unix: int, nsec: int) -> str:
+    """`t.UTC().Format(metav1.RFC3339Micro)` (a MicroTime's `MarshalJSON`): six digits, truncated."""
+    return format_rfc3339_utc(unix)[:-1] + f".{nsec // 1000:06d}Z"
 
 
 def format_rfc3339_utc(unix: int) -> str:

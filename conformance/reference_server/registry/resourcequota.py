@@ -19,7 +19,7 @@ from typing import Any
 
 from ..apierrors import FieldError, field_invalid
 from ..goport.gofmt import go_quote
-from ..quantity import Quantity, QuantityError, int64_amount
+from ..quantity import Quantity, QuantityError, go_string, int64_amount
 from .groupvalidation.quotascopes import scope_selector_errors, scopes_errors, scopes_shown
 from .strategy import Strategy
 from .validation import is_qualified_name
@@ -149,7 +149,7 @@ class ResourceQuotaStrategy(Strategy):
         if isinstance(hard, dict):
             for k, v in list(hard.items()):
                 try:
-                    hard[k] = Quantity.parse(_text(v)).canonical()
+                    hard[k] = go_string(v)
                 except QuantityError:
                     pass
 

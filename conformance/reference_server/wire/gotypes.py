@@ -15,14 +15,20 @@ unstructured converter, which calls the `UnmarshalJSON` alone, says `... into Go
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from .. import quantity
-from ..goport.gojsonnum import GoFloat, float32_value, keep_literals
 from ..goport.gobase64 import canonical_std, corrupt_offset
-from ..goport.gotime import TimeError, parse_rfc3339
+from ..goport.gojsonnum import GoFloat, float32_value, keep_literals
+from ..goport.gotime import (
+    TimeError,
+    format_rfc3339_micro_utc,
+    format_rfc3339_utc,
+    is_zero,
+    parse_rfc3339,
+    parse_rfc3339_micro,
+)
 from . import schema
 from ._gonamed_table import NAMED
 
@@ -33,7 +39,6 @@ _GO_SCALARS = {"s": "string", "b": "bool", "y": "[]uint8", "i32": "int32", "i64"
 # Named Go types, whose name (`reflect.Type.String()`: `types.UID`, `v1.Protocol`) an UnmarshalTypeError shows:
 # every scalar field of the field model that has one (tools/goconvert/namedtypes.py's table)
 _NAMED = NAMED
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
 def base64_error(got: str) -> str:
@@ -128,14 +133,10 @@ def _unmarshaler_error(got: str, go_type: str, struct: str, path: str) -> FieldT
 
 
 def time_error(v: str, micro: bool = False) -> str | None:
-    """`time.Parse(time.RFC3339, v)`'s complaint (gotime.py), or None; "" too (only a query parameter reads "" as
-    zero). A MicroTime's (`RFC3339Micro`) is worded as its first element's."""
-    if micro:
-        if not _RFC3339.match(v):
-            return f'parsing time "{v}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "{v}" as "2006"'
-        return None
+    """`time.Parse(time.RFC3339, v)`'s complaint (a MicroTime's: `metav1.RFC3339Micro`, six fraction digits),
+    from gotime.py, or None; "" too (only a query parameter reads "" as zero)."""
     try:
-        parse_rfc3339(v)
+        (parse_rfc3339_micro if micro else parse_rfc3339)(v)
     except TimeError as e:
         return str(e)
     return None
@@ -161,7 +162,7 @@ def _special_error(message: str, v: Any, struct: str = "", path: str = "") -> st
 def type_error(obj: dict[str, Any], message: str) -> str | None:
     """The first Go decode error of `obj` as the Go type of `message` (e.g. `core.ConfigMap`), or None; on the
     way, each `[]byte` field's base64 is made canonical in place (what Go's decode-then-encode answers)."""
-    return _message(obj, message, "")
+    return _message(obj, message, "", _HELD_AS_SENT if message in QUANTITIES_AS_SENT else _HELD)
 
 
 def keep_raw_literals(obj: dict[str, Any]) -> dict[str, Any]:
@@ -200,7 +201,7 @@ def object_meta_error(obj: dict[str, Any], struct: str) -> str | None:
     return _field(schema.Field(f"x.{struct}", "metadata", 1, "meta.ObjectMeta"), meta, struct, "metadata")
 
 
-def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
+def _message(obj: dict[str, Any], message: str, path: str, held_by: dict[str, Any] | None = None) -> str | None:
     try:
         fields = schema.json_fields(message)
     except KeyError:
@@ -210,10 +211,10 @@ def _message(obj: dict[str, Any], message: str, path: str) -> str | None:
         f = fields.get(key)
         if f is None or value is None:  # unknown fields are dropped; null leaves the Go zero value
             continue
-        err = _field(f, value, struct, f"{path}{key}")
+        err = _field(f, value, struct, f"{path}{key}", held_by)
         if err:
             return err
-        held = _HELD.get(f.type)
+        held = (_HELD if held_by is None else held_by).get(f.type)
         if held is not None:  # what Go holds of the value differs from the JSON sent
             obj[key] = held(value)
     return None
@@ -237,11 +238,60 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+def _quantity(value: Any) -> Any:
+    """A quantity (or a `ResourceList`'s) as Go holds it: `UnmarshalJSON` reads a string's text or a number's bytes
+    (`1.5` as `"1.5"`), `ParseQuantity(strings.TrimSpace(...))`, written back by `MarshalJSON` as its `String()`
+    (`1000m` is `1`, `1024Mi` is `1Gi`, `1.5` is `1500m`, `1.500` kept: quantity.go, `quantity.go_string`)."""
+    if isinstance(value, dict):
+        return {k: _quantity(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quantity(v) for v in value]
+    if isinstance(value, float):
+        value = getattr(value, "literal", None) or repr(value)  # a plain float: its literal was Python's repr
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return value
+    try:
+        return quantity.go_string(value)
+    except quantity.QuantityError:
+        return value
+
+
+def _time(value: Any) -> Any:
+    """A `metav1.Time` as Go holds it: `UnmarshalJSON` parses RFC 3339 (any offset, any fraction), `MarshalJSON`
+    writes `t.UTC().Format(time.RFC3339)` (to the second, `Z`), and `null` for the zero time (time.go)."""
+    return _held_time(value, parse_rfc3339, lambda unix, _nsec: format_rfc3339_utc(unix))
+
+
+def _micro_time(value: Any) -> Any:
+    """A `metav1.MicroTime` as Go holds it: six fraction digits in any offset, written back in UTC
+    (`t.UTC().Format(RFC3339Micro)`), `null` for zero (micro_time.go)."""
+    return _held_time(value, parse_rfc3339_micro, format_rfc3339_micro_utc)
+
+
+def _held_time(value: Any, parse: Any, write: Any) -> Any:
+    if isinstance(value, list):
+        return [_held_time(v, parse, write) for v in value]
+    if not isinstance(value, str):
+        return value
+    try:
+        unix, nsec = parse(value)
+    except TimeError:
+        return value
+    return None if is_zero(unix, nsec) else write(unix, nsec)
+
+
 _HELD = {
+    "resource.Quantity": _quantity,
+    "meta.Time": _time,
+    "meta.MicroTime": _micro_time,
     "y": _canonical,  # a []byte: Go stores what it decoded, answered re-encoded without line breaks
     "runtime.RawExtension": keep_literals,  # the bytes sent, kept: its numbers are answered as written
     "f32": _float32,  # what a float32 holds, written back as Go writes a float32 (`0.1`)
 }
+# Kinds whose validation prints a Quantity's Go struct, parsed from the text sent (`%#v`: `int64Amount{value:5,
+# scale:-1}` for "0.5"): their quantities are kept as sent here and made canonical by their strategy once valid.
+QUANTITIES_AS_SENT = frozenset({"core.LimitRange"})  # (its defaulting writes them canonical: limitrange.py)
+_HELD_AS_SENT = {k: v for k, v in _HELD.items() if k != "resource.Quantity"}
 
 
 def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:
@@ -250,7 +300,8 @@ def _mismatch(got: str, struct: str, path: str, go_type: str) -> str:
     return f"json: cannot unmarshal {got} into Go struct field {struct}.{path} of type {go_type}"
 
 
-def _field(f: schema.Field, value: Any, struct: str, path: str) -> str | None:
+def _field(f: schema.Field, value: Any, struct: str, path: str, held_by: dict[str, Any] | None = None
+           ) -> str | None:
     if f.map_key is not None:
         if not isinstance(value, dict):
             return _mismatch(kind_word(value), struct, path, _go_type(f))
@@ -262,13 +313,13 @@ def _field(f: schema.Field, value: Any, struct: str, path: str) -> str | None:
     else:
         items = (value,)
     for item in items:
-        err = _one(f, item, struct, path)
+        err = _one(f, item, struct, path, held_by)
         if err:
             return err
     return None
 
 
-def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
+def _one(f: schema.Field, v: Any, struct: str, path: str, held_by: dict[str, Any] | None = None) -> str | None:
     if v is None:
         return None
     if not f.is_message:
@@ -283,4 +334,4 @@ def _one(f: schema.Field, v: Any, struct: str, path: str) -> str | None:
         return _mismatch(kind_word(bad), struct, path, "string") if bad is not None else None
     if not isinstance(v, dict):
         return _mismatch(kind_word(v), struct, path, _go_type(f, element=True))
-    return _message(v, f.type, path + ".")
+    return _message(v, f.type, path + ".", held_by)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference_server.goport.gotime import TimeError, format_rfc3339_utc, is_zero, parse_rfc3339
+from conformance.reference_server.goport.gotime import (
+    TimeError,
+    format_rfc3339_micro_utc,
+    format_rfc3339_utc,
+    is_zero,
+    parse_rfc3339,
+    parse_rfc3339_micro,
+)
 from conformance.reference_server.wire.gotypes import time_error
 
 LAYOUT = '"2006-01-02T15:04:05Z07:00"'
@@ -60,3 +67,34 @@ def test_micro_time_names_its_layout() -> None:
     """`MicroTime.UnmarshalJSON` parses with `RFC3339Micro`."""
     assert time_error("x", micro=True) == \
         'parsing time "x" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "x" as "2006"'
+
+
+MICRO = '"2006-01-02T15:04:05.000000Z07:00"'
+
+
+@pytest.mark.parametrize("text,utc", [
+    ("2020-01-02T03:04:05.000000Z", "2020-01-02T03:04:05.000000Z"),
+    ("2020-01-02T03:04:05.123456+01:30", "2020-01-02T01:34:05.123456Z"),
+    ("2020-01-02T03:04:05,000001Z", "2020-01-02T03:04:05.000001Z"),  # `,` as the fraction's point
+    ("2020-01-02T03:04:05.+12345Z", "2020-01-02T03:04:05.012345Z"),  # format.go `atoi` takes a sign
+])
+def test_micro_parse_and_format(text: str, utc: str) -> None:
+    """metav1.MicroTime: `time.Parse(RFC3339Micro)` in, `t.UTC().Format(RFC3339Micro)` out (micro_time.go)."""
+    assert format_rfc3339_micro_utc(*parse_rfc3339_micro(text)) == utc
+
+
+@pytest.mark.parametrize("text,error", [
+    # `stdFracSecond0` needs exactly the layout's six digits: none, fewer or more are refused
+    ("2020-01-01T00:00:00Z", f'parsing time "2020-01-01T00:00:00Z" as {MICRO}: cannot parse "Z" as ".000000"'),
+    ("2020-01-01T00:00:00.5Z", f'parsing time "2020-01-01T00:00:00.5Z" as {MICRO}: cannot parse ".5Z" as ".000000"'),
+    ("2020-01-01T00:00:00.1234567Z",
+     f'parsing time "2020-01-01T00:00:00.1234567Z" as {MICRO}: cannot parse "7Z" as "Z07:00"'),
+    ("2020-01-01T00:00:00.-12345Z", 'parsing time "2020-01-01T00:00:00.-12345Z": fractional second out of range'),
+    ("x", f'parsing time "x" as {MICRO}: cannot parse "x" as "2006"'),
+    ("2020-13-01T00:00:00.000000Z", 'parsing time "2020-13-01T00:00:00.000000Z": month out of range'),
+])
+def test_micro_errors(text: str, error: str) -> None:
+    with pytest.raises(TimeError) as e:
+        parse_rfc3339_micro(text)
+    assert str(e.value) == error
+    assert time_error(text, micro=True) == error

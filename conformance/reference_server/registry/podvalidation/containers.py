@@ -15,7 +15,7 @@ import re
 from typing import Any, NamedTuple
 
 from ...apierrors import FieldError, field_forbidden, field_invalid, field_not_supported, field_required
-from ...quantity import Quantity, QuantityError, int64_amount
+from ...quantity import Quantity, QuantityError, go_string
 from ..resourcequota import quantity_errors
 from ..shapes import as_dict, as_list
 from ..validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, regex_error
@@ -48,14 +48,6 @@ def _dns1123_label(value: str, path: str) -> list[FieldError]:
 
 def _text(raw: Any) -> str:
     return raw.strip() if isinstance(raw, str) else str(raw)
-
-
-def quantity_string(raw: Any) -> str:
-    """`Quantity.String()` of a decoded quantity: the sent text when `ParseQuantity` kept it, else canonical."""
-    fast = int64_amount(_text(raw))
-    if fast and fast[2]:
-        return fast[2]
-    return Quantity.parse(_text(raw)).canonical()
 
 
 # --- ports, env --------------------------------------------------------------------------------------------
@@ -348,12 +340,12 @@ def validate_resources(resources: Any, path: str) -> list[FieldError]:
             limit = _parsed(limits[name])
             if q is not None and limit is not None:
                 if q.cmp(limit) != 0 and not _overcommit_allowed(str(name)):
-                    errs.append(field_invalid(req_path, quantity_string(value),
-                                              f"must be equal to {name} limit of {quantity_string(limits[name])}"))
+                    errs.append(field_invalid(req_path, go_string(value),
+                                              f"must be equal to {name} limit of {go_string(limits[name])}"))
                 elif q.cmp(limit) > 0:
-                    errs.append(field_invalid(req_path, quantity_string(value), f"must be less than or equal to "
+                    errs.append(field_invalid(req_path, go_string(value), f"must be less than or equal to "
                                                                                  f"{name} limit of "
-                                                                                 f"{quantity_string(limits[name])}"))
+                                                                                 f"{go_string(limits[name])}"))
         elif not _overcommit_allowed(str(name)):
             errs.append(field_required(lim_path, "Limit must be set for non overcommitable resources"))
         cpu_or_memory |= name in ("cpu", "memory")

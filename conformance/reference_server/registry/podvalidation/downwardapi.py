@@ -77,12 +77,12 @@ def object_field_selector(ref: dict[str, Any], expressions: tuple[str, ...], pat
 
 def _divisor_string(raw: Any) -> str | None:
     """`Quantity.String()` of the divisor, None when it is unset or zero (upstream skips those)."""
-    from .containers import quantity_string
+    from ...quantity import go_string
 
     try:
         if Quantity.parse(raw.strip() if isinstance(raw, str) else raw).value == 0:
             return None
-        return quantity_string(raw)
+        return go_string(raw)
     except QuantityError:
         return None
 
