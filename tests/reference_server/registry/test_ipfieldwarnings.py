@@ -125,7 +125,7 @@ def test_service_status_ingress_ips_are_warned(srv: RunningServer, ns: str) -> N
 
 
 def test_ingress_status_ips_are_warned_and_the_ingress_update_is_not(srv: RunningServer,  # noqa: F811
-                                                                     ns: str) -> None:
+                                                                     ns: str) -> None:  # noqa: F811
     """`ingressStatusStrategy.WarningsOnUpdate` (1.33, KEP-4858's alpha): each `status.loadBalancer.ingress[i]`
     with an IP, as a Service's; `ingressStrategy.WarningsOnUpdate` warns of nothing (and keeps the status)."""
     ingresses = f"{srv.url}/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses"

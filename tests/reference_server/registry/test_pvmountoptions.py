@@ -15,13 +15,10 @@ from conformance.reference_server.registry.pvmountoptions import (
     MOUNT_OPTION_SOURCES,
     mount_option_errors,
 )
+from tests.reference_server.registry.test_update_meta_causes import BAD_LABEL
 
 FIELD = "metadata.annotations.volume.beta.kubernetes.io/mount-options"
 FORBIDDEN = "Forbidden: may not specify mount options for this volume type"
-BAD_LABEL = ("metadata.labels", 'Invalid value: "-x": a valid label must be an empty string or consist of '
-             "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
-             "(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
-             "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
 HOST_PATH = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/pv"}}
 NFS = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "nfs": {"server": "s", "path": "/x"}}
 
