@@ -30,7 +30,12 @@ from .kinds import ResourceInfo
 from .store import DeleteOptions
 from .strategy import Strategy
 from .validation import is_dns1123_label, is_dns1123_subdomain
-from .groupvalidation.networking import ingress_class_spec_errors, ingress_create_errors, ingress_spec_errors
+from .groupvalidation.networking import (
+    INGRESS_CLASS_ANNOTATION,
+    ingress_class_spec_errors,
+    ingress_create_errors,
+    ingress_spec_errors,
+)
 from .groupvalidation.node import runtime_class_errors
 from .groupvalidation.storage import (allowed_topologies_errors, csi_driver_name_errors, csinode_errors,
                                      csinode_update_errors, parameters_errors, provisioner_errors,
@@ -63,6 +68,10 @@ class _SpecGeneration(Strategy):
 
 
 # ---- networking.k8s.io ----------------------------------------------------------------------------
+INGRESS_CLASS_DEPRECATED = (f'annotation "{INGRESS_CLASS_ANNOTATION}" is deprecated, please use '
+                            "'spec.ingressClassName' instead")  # `%q` of the key
+
+
 class IngressStrategy(_Generation):
     """`ingressStrategy`: status reset on create and kept on update (`status.loadBalancer` always printed),
     generation bumped on a spec change; validation in groupvalidation/networking.py."""
@@ -73,6 +82,14 @@ class IngressStrategy(_Generation):
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         """`ValidateIngressCreate`."""
         return super().validate(obj) + ingress_create_errors(obj)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """`ingressStrategy.WarningsOnCreate` (the same in the upstream versions read before and after 1.33): the
+        class annotation present (any value) without `spec.ingressClassName`; an update warns of nothing."""
+        annotations = as_dict(as_dict(obj.get("metadata")).get("annotations"))
+        if INGRESS_CLASS_ANNOTATION in annotations and as_dict(obj.get("spec")).get("ingressClassName") is None:
+            return [INGRESS_CLASS_DEPRECATED]
+        return []
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidateIngressUpdate`: what the stored object already had stays allowed."""

@@ -8,7 +8,11 @@ module of their own, each value through apimachinery's `GetWarningsForIP`/`GetWa
 - `pkg/registry/core/pod/strategy.go` `podStatusStrategy.WarningsOnUpdate` (`pods/status` only; a pod's own
   update warns of nothing): `status.podIPs[i].ip`, then `status.hostIPs[i].ip`;
 - `pkg/registry/core/service/strategy.go` `serviceStatusStrategy.WarningsOnUpdate` (`services/status`): each
-  `status.loadBalancer.ingress[i]` that has an `ip`, the path naming the entry, not its `ip`.
+  `status.loadBalancer.ingress[i]` that has an `ip`, the path naming the entry, not its `ip`;
+- `pkg/registry/networking/ingress/strategy.go` `ingressStatusStrategy.WarningsOnUpdate` (`ingresses/status`):
+  the same loop over an Ingress's `status.loadBalancer.ingress` (KEP-4858's alpha, 1.33, warns of
+  `ingress.status.loadBalancer.ingress[].ip`; the lines as a later upstream has them, strategy.go 175-188);
+  `ingressStrategy.WarningsOnUpdate` warns of nothing.
 
 A Node's `spec.podCIDRs` are warned of by its own strategy (registry/node.py)."""
 from __future__ import annotations
@@ -51,10 +55,12 @@ def pod_status_warnings(pod: dict[str, Any]) -> list[str]:
             + entry_ip_warnings("status.hostIPs", status.get("hostIPs")))
 
 
-def service_status_warnings(svc: dict[str, Any]) -> list[str]:
-    """`serviceStatusStrategy.WarningsOnUpdate`: each load-balancer ingress entry with an IP."""
+def load_balancer_warnings(obj: dict[str, Any]) -> list[str]:
+    """`serviceStatusStrategy.WarningsOnUpdate` and `ingressStatusStrategy.WarningsOnUpdate`: each
+    load-balancer ingress entry with an IP (a Service's `LoadBalancerIngress`, an Ingress's
+    `IngressLoadBalancerIngress`: both an `ip` per entry)."""
     out = []
-    ingress = as_dict(as_dict(svc.get("status")).get("loadBalancer")).get("ingress")
+    ingress = as_dict(as_dict(obj.get("status")).get("loadBalancer")).get("ingress")
     for i, entry in enumerate(as_list(ingress)):
         ip = as_dict(entry).get("ip")
         if isinstance(ip, str) and ip:
@@ -62,9 +68,12 @@ def service_status_warnings(svc: dict[str, Any]) -> list[str]:
     return out
 
 
+service_status_warnings = ingress_status_warnings = load_balancer_warnings
+
 # kind → its `<kind>StatusStrategy.WarningsOnUpdate`, for the `/status` subresources that warn in 1.33
 STATUS_WARNINGS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
-    "Pod": pod_status_warnings, "Service": service_status_warnings}
+    "Pod": pod_status_warnings, "Service": service_status_warnings, "Ingress": ingress_status_warnings}
 
 
-__all__ = ["STATUS_WARNINGS", "network_policy_warnings", "pod_status_warnings", "service_status_warnings"]
+__all__ = ["STATUS_WARNINGS", "ingress_status_warnings", "load_balancer_warnings", "network_policy_warnings",
+           "pod_status_warnings", "service_status_warnings"]

@@ -113,7 +113,7 @@ CLUSTER_KINDS: tuple[ResourceInfo, ...] = (
                  update_meta_calls="MVUC"),  # node strategy.go: `ValidateNode`, then `ValidateNodeUpdate`
     ResourceInfo("PersistentVolume", "persistentvolumes", "persistentvolume", ("pv",), namespaced=False,
                  fields=frozenset({"spec", "status"}), return_deleted_object=True, update_validates_meta=True,
-                 update_meta_calls="MVMVC"),  # strategy: `ValidatePersistentVolume`, then the Update's (runs it again)
+                 update_meta_calls="MVSMVC"),  # strategy: `ValidatePersistentVolume`, mount options, the Update's
     ResourceInfo("ComponentStatus", "componentstatuses", "componentstatus", ("cs",), verbs=("get", "list"),
                  namespaced=False, fields=frozenset({"conditions"}),
                  deprecation="v1 ComponentStatus is deprecated in v1.19+"),

@@ -119,7 +119,7 @@ def pvc_spec_warnings(path: str, spec: Any) -> list[str]:
     return out
 
 
-def _node_selector_term(term: Any, path: str, check_values: bool) -> list[str]:
+def node_selector_term_warnings(term: Any, path: str, check_values: bool) -> list[str]:
     """`GetWarningsForNodeSelectorTerm(term, checkLabelValue, path)`: deprecated labels among the match
     expressions' keys, and (a preferred term's, kubernetes#128212 in 1.33) each value that is not a label value."""
     out = []
@@ -147,10 +147,10 @@ def _node_labels(spec: dict[str, Any], p: str) -> list[str]:
         if isinstance(required, dict):
             base = f"{p}affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
             for i, term in enumerate(as_list(required.get("nodeSelectorTerms"))):
-                out += _node_selector_term(term, f"{base}[{i}]", False)
+                out += node_selector_term_warnings(term, f"{base}[{i}]", False)
         base = f"{p}affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
         for i, term in enumerate(as_list(node.get("preferredDuringSchedulingIgnoredDuringExecution"))):
-            out += _node_selector_term(as_dict(term).get("preference"), f"{base}[{i}].preference", True)
+            out += node_selector_term_warnings(as_dict(term).get("preference"), f"{base}[{i}].preference", True)
     for i, t in enumerate(as_list(spec.get("topologySpreadConstraints"))):
         t = as_dict(t)
         key = t.get("topologyKey")
@@ -433,5 +433,5 @@ def job_spec_warnings(path: str, spec: Any) -> list[str]:
     return out + template_warnings(f"{path}.template", spec.get("template"))
 
 
-__all__ = ["job_spec_warnings", "name_warnings", "pod_warnings", "pvc_spec_warnings", "spec_and_meta_warnings",
-           "template_warnings"]
+__all__ = ["job_spec_warnings", "name_warnings", "node_selector_term_warnings", "pod_warnings", "pvc_spec_warnings",
+           "spec_and_meta_warnings", "template_warnings"]

@@ -104,6 +104,11 @@ class Strategy:
         asked only of a refused update whose `update_meta_calls` place them (`C`, registry/updatemeta.py)."""
         return []
 
+    def strategy_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """The errors of `validate_update` that the strategy's `ValidateUpdate` adds between its calls of the
+        kind's validation (`S`, registry/updatemeta.py: a PersistentVolume's mount-option annotation)."""
+        return []
+
     @property
     def update_meta_calls(self) -> str:
         """The metadata calls this update's `ValidateXUpdate` makes, in order (registry/updatemeta.py): `U` a

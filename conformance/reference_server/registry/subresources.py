@@ -52,7 +52,8 @@ class StatusStrategy(Strategy):
         return validate_status_update(self.info.kind, new, old, super().validate_update(new, old))
 
     def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
-        """`<kind>StatusStrategy.WarningsOnUpdate`: the status IPs of a Pod or a Service (registry/ipfieldwarnings.py);
+        """`<kind>StatusStrategy.WarningsOnUpdate`: the status IPs of a Pod, a Service or an Ingress
+        (registry/ipfieldwarnings.py);
         the other kinds' status strategies warn of nothing."""
         warn = STATUS_WARNINGS.get(self.info.kind)
         return warn(new) if warn is not None else []

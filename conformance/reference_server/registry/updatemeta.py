@@ -15,7 +15,10 @@ there are errors does `update_causes` rebuild the list: the common checks' error
 two of its metadata calls upstream, its calls say where: `C` its update's own checks (`Strategy.update_checks`: a
 ConfigMap's `immutable` data, between `U` and `M`: `UCMV`), `V` the rest of the kind's errors (what `ValidateX`
 judges after its `ValidateObjectMeta`: a Namespace's `spec.finalizers`, between `M` and `U`: `MVU`), each listed
-where it stands, again where upstream runs `ValidateX` twice (`MVMVC`); a group its calls do not name comes last.
+where it stands, again where upstream runs `ValidateX` twice (`MVMVC`), and `S` the strategy's own checks between
+those calls (`Strategy.strategy_checks`: a PersistentVolume's `volumevalidation.ValidatePersistentVolume`, between
+its `ValidatePersistentVolume` and `ValidatePersistentVolumeUpdate`: `MVSMVC`), listed once; a group its calls do
+not name comes last.
 """
 from __future__ import annotations
 
@@ -78,6 +81,8 @@ def update_causes(strategy: Any, new: dict[str, Any], old: dict[str, Any],
     if len(rest) == len(kind_errs):
         return errs + rest
     order = strategy.update_meta_calls
+    if "S" in order:
+        calls["S"], rest = _split(rest, strategy.strategy_checks(new, old), from_end=False)
     own = strategy.update_checks(new, old) if "C" in order else []
     calls["C"], calls["V"] = _split(rest, own, from_end=order.rfind("C") > order.find("V") >= 0)
     for call in order + "".join(c for c in "CV" if c not in order):

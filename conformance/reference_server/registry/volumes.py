@@ -23,7 +23,9 @@ from .gateddrops import DropsDisabledFields
 from .meta import now
 from .pod_update import spec_diff
 from .podvalidation.affinity import has_invalid_term_values, validate_node_selector
+from .pvmountoptions import mount_option_errors
 from .pvnodeaffinity import node_affinity_update_errors
+from .pvwarnings import persistent_volume_claim_warnings, persistent_volume_warnings
 from .strategy import Strategy
 from .shapes import as_dict, as_list
 
@@ -124,6 +126,14 @@ class PersistentVolumeClaimStrategy(DropsDisabledFields, Strategy):
         if isinstance(spec, dict):
             enforce_data_source_backwards_compatibility(spec, None)
             normalize_data_sources(spec)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """`GetWarningsForPersistentVolumeClaim` (registry/pvwarnings.py)."""
+        return persistent_volume_claim_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """`GetWarningsForPersistentVolumeClaim` of the new claim, as on create."""
+        return persistent_volume_claim_warnings(new)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
@@ -237,14 +247,28 @@ class PersistentVolumeStrategy(DropsDisabledFields, Strategy):
         return errs + affinity_errs + _volume_mode(spec)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return super().validate(obj) + self.spec_errors(obj.get("spec"))
+        """`ValidatePersistentVolume`, then the volume plugins' own check (registry/pvmountoptions.py)."""
+        return super().validate(obj) + self.spec_errors(obj.get("spec")) + mount_option_errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        """`ValidatePersistentVolumeUpdate`: the volume source (but a CSI source's `controllerExpandSecretRef`
-        where it had none; refused with upstream's words and a simplified diff, as a pod update's), volume mode
-        and (once set) node affinity are immutable (registry/pvnodeaffinity.py)."""
+        """`ValidatePersistentVolume` and the plugins' check, then `ValidatePersistentVolumeUpdate`: the volume
+        source (but a CSI source's `controllerExpandSecretRef` where it had none; refused with upstream's words
+        and a simplified diff, as a pod update's), volume mode and (once set) node affinity are immutable
+        (registry/pvnodeaffinity.py)."""
         return (super().validate_update(new, old) + self.spec_errors(new.get("spec"), old.get("spec"))
-                + self.update_checks(new, old))
+                + self.strategy_checks(new, old) + self.update_checks(new, old))
+
+    def strategy_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """`volumevalidation.ValidatePersistentVolume`, which the strategy runs between its two calls."""
+        return mount_option_errors(new)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """`GetWarningsForPersistentVolume` (registry/pvwarnings.py)."""
+        return persistent_volume_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """`GetWarningsForPersistentVolume` of the new volume, as on create."""
+        return persistent_volume_warnings(new)
 
     def update_checks(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         """`ValidatePersistentVolumeUpdate` after its `ValidatePersistentVolume`."""

@@ -16,6 +16,7 @@ from conformance.reference_server.registry.groupvalidation.networking import ing
 from conformance.reference_server.registry.validation import regex_error
 from conformance.reference_server.storage import MemoryStore
 from tests.reference_server.conftest import status_of
+from tests.reference_server.registry.test_podwarnings import _header, _warnings
 
 NS = "gv"
 SUBDOMAIN = regex_error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
@@ -360,6 +361,24 @@ def test_ingress_status_update_validation(http, url, namespaces):
         'status.loadBalancer.ingress[1].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or '
         "2001:db8::ffff)",
         'status.loadBalancer.ingress[1].hostname: Invalid value: "10.0.0.1": must be a DNS name, not an IP address']
+
+
+def test_ingress_class_annotation_is_warned_on_create_only(http, url, namespaces):
+    """`ingressStrategy.WarningsOnCreate`: the class annotation (any value) without `spec.ingressClassName`;
+    `WarningsOnUpdate` warns of nothing."""
+    ns = namespaces.create()["metadata"]["name"]
+    base = f"{url}/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses"
+    annotated = {"name": "a", "annotations": {"kubernetes.io/ingress.class": ""}}
+    r = http.post(base, json={"metadata": annotated, "spec": {"defaultBackend": BACKEND}})
+    assert r.status_code == 201, r.text
+    assert _warnings(r) == [_header("annotation \"kubernetes.io/ingress.class\" is deprecated, please use "
+                                    "'spec.ingressClassName' instead")]
+    r = http.patch(f"{base}/a", json={"metadata": {"labels": {"x": "y"}}},
+                   headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and _warnings(r) == [], r.text
+    named = {"name": "b", "annotations": {"kubernetes.io/ingress.class": "nginx"}}
+    r = http.post(base, json={"metadata": named, "spec": {"defaultBackend": BACKEND, "ingressClassName": "nginx"}})
+    assert r.status_code == 201 and _warnings(r) == [], r.text
 
 
 def test_network_policy_over_http(http, url, namespaces):

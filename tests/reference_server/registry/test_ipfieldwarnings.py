@@ -1,6 +1,6 @@
 """The IP/CIDR format warnings kubernetes#128786 gave 1.33 outside a pod's spec, a Service's spec and the
 endpoints (registry/ipfieldwarnings.py, registry/node.py): a NetworkPolicy's ipBlocks, `pods/status` and
-`services/status` IPs, a Node's `spec.podCIDRs`, sent as `Warning: 299` headers and printed by kubectl."""
+`services/status` and `ingresses/status` IPs, a Node's `spec.podCIDRs`, sent as `Warning: 299` headers and printed by kubectl."""
 from __future__ import annotations
 
 import json
@@ -14,6 +14,7 @@ import requests
 
 from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry.ipfieldwarnings import (
+    ingress_status_warnings,
     network_policy_warnings,
     pod_status_warnings,
     service_status_warnings,
@@ -62,6 +63,10 @@ def test_status_warnings_read_the_lists_only() -> None:
                                         ZEROS_IP.format("status.hostIPs[0].ip")]
     svc = {"status": {"loadBalancer": {"ingress": [{"hostname": "a.example.com"}, {"ip": "::ffff:1.2.3.4"}]}}}
     assert service_status_warnings(svc) == [MAPPED_IP.format("status.loadBalancer.ingress[1]")]  # no `.ip`
+    ing = {"status": {"loadBalancer": {"ingress": [{"ip": "010.1.1.1", "ports": [{"port": 80, "protocol": "TCP"}]},
+                                                   {"ip": ""}, {"ip": "2001:DB8::1"}]}}}
+    assert ingress_status_warnings(ing) == [ZEROS_IP.format("status.loadBalancer.ingress[0]"),
+                                            UPPER_IP.format("status.loadBalancer.ingress[2]")]
 
 
 def test_node_warnings_and_the_pod_cidr_conversion() -> None:
@@ -119,6 +124,23 @@ def test_service_status_ingress_ips_are_warned(srv: RunningServer, ns: str) -> N
     assert _warnings(r) == [_header(MAPPED_IP.format("status.loadBalancer.ingress[1]"))]
 
 
+def test_ingress_status_ips_are_warned_and_the_ingress_update_is_not(srv: RunningServer,  # noqa: F811
+                                                                     ns: str) -> None:  # noqa: F811
+    """`ingressStatusStrategy.WarningsOnUpdate` (1.33, KEP-4858's alpha): each `status.loadBalancer.ingress[i]`
+    with an IP, as a Service's; `ingressStrategy.WarningsOnUpdate` warns of nothing (and keeps the status)."""
+    ingresses = f"{srv.url}/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses"
+    backend = {"service": {"name": "s", "port": {"number": 80}}}
+    r = requests.post(ingresses, json={"metadata": {"name": "i"}, "spec": {"defaultBackend": backend}})
+    assert r.status_code == 201 and _warnings(r) == [], r.text
+    ingress = [{"hostname": "a.example.com"}, {"ip": "::ffff:1.2.3.4"}, {"ip": "010.1.1.1"}]
+    r = requests.patch(f"{ingresses}/i/status", data=json.dumps({"status": {"loadBalancer": {"ingress": ingress}}}),
+                       headers=MERGE)
+    assert r.status_code == 200, r.text  # legacy forms pass 1.33's validation
+    assert r.json()["status"]["loadBalancer"]["ingress"] == ingress
+    assert _warnings(r) == [_header(MAPPED_IP.format("status.loadBalancer.ingress[1]")),
+                            _header(ZEROS_IP.format("status.loadBalancer.ingress[2]"))]
+    r = requests.patch(f"{ingresses}/i", data=json.dumps({"metadata": {"labels": {"a": "b"}}}), headers=MERGE)
+    assert r.status_code == 200 and _warnings(r) == [], r.text
 
 
 def test_nodes_are_warned_and_keep_their_status(srv: RunningServer) -> None:  # noqa: F811
