@@ -267,7 +267,7 @@ def patched_js(doc: Any, patch_type: str, raw: bytes) -> Iterator[None]:
 
 def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, custom: bool,
                        into: tuple[str, str, str] | None = None, mode: str = "Ignore", prior: list[str] | None = None,
-                       name: str = "") -> None:
+                       name: str = "") -> legacyscheme.Read | None:
     """A JSON or merge patch's result whose version and kind the JSON serializer cannot read (wire/patchedgvk.py:
     a `kind` or `apiVersion` no string, an `apiVersion` of two slashes, a custom resource's `kind` gone): the 422
     on `patch` `applyPatchToCurrentObject` makes of `DecodeInto`'s error, the patched bytes shown (`PATCHED_JS`),
@@ -279,9 +279,10 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
     (`gvkWithDefaults` from `ObjectKinds(into)`), so the JSON is read into the internal object itself, whose
     fields have no JSON names (kjson matches them case-sensitively): under Strict (`mode`) the 422 naming its
     unknown fields after the patch's own (`prior`), else the object has no name and `applyPatch`'s `checkName`
-    refuses it (`name`: the URL's)."""
+    refuses it (`name`: the URL's). Returns what the decoder read of a built-in kind's version and kind
+    (`other_version` finds another registered version of it there), else None."""
     if patch_type not in (JSON_PATCH, MERGE_PATCH):
-        return
+        return None
     shown: list[str] = []
 
     def text() -> str:
@@ -301,6 +302,22 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
             raise patch_invalid(patched, patch_type, patch,
                                 "strict decoding error: " + ", ".join([*(prior or []), *unknown]), text())
         raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
+    return found
+
+
+def other_version(found: legacyscheme.Read | None, into: tuple[str, str, str], converter: Any) -> str | None:
+    """The `apiVersion` of another registered version of the kind `into` (`(group, version, kind)`, the route's)
+    that the patched object named (`found`: `refuse_patched_gvk`'s), where this server converts it (`converter`:
+    the kind's fieldmanager/versionconverter.py `VersionConverter`, None for a kind served in one version): json.go
+    `UseOrCreateObject` made that version's Go type (`Scheme.New`), so the patched JSON is decoded as that
+    version's (its fields only, its defaults), then converted (versioning.go `Decode`); None otherwise (the
+    route's own version, or one this server does not serve: README "Known gaps")."""
+    if found is None or found.error is not None or found.internal or converter is None:
+        return None
+    if (found.group, found.kind) != (into[0], into[2]) or found.version == into[1]:
+        return None
+    api_version = legacyscheme.group_version(found.group, found.version)
+    return api_version if converter.serves(api_version) else None
 
 
 def scheme_kind(store: Any) -> tuple[str, str, str] | None:
