@@ -87,6 +87,18 @@ def test_a_removed_api_version_is_read_into_the_internal_object(http, cm):
     assert http.get(base).json() == current
 
 
+def test_a_removed_api_version_warns_of_the_internal_objects_unknown_fields(http, cm):
+    """Under Warn (the default) the strict decoder's unknown fields are warnings (rest.go
+    `addStrictDecodingWarnings`), recorded before `checkName` refuses the object: sent with its 400."""
+    base, _ = cm
+    warned = '299 - "unknown field \\"data\\"", 299 - "unknown field \\"metadata\\""'
+    for query in ("", "?fieldValidation=Warn"):
+        r = http.patch(f"{base}{query}", data='{"apiVersion":null}', headers=MERGE_PATCH)
+        assert (r.status_code, r.headers.get("Warning")) == (400, warned)
+    r = http.patch(f"{base}?fieldValidation=Ignore", data='{"apiVersion":null}', headers=MERGE_PATCH)
+    assert (r.status_code, r.headers.get("Warning")) == (400, None)
+
+
 def test_another_registered_version_of_the_kind_converts(http, url, namespaces):
     """apps/v1beta2 is registered (not served): the patched Deployment decodes as one and converts; the object
     is stored (and answered) as apps/v1."""

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import apierrors as E
+from ..warning import add_warning
 from ..goport import gojsonlazy, gojsonnum
 from ..wire import legacyscheme, patchedgvk
 from ..wire.legacyscheme import INTERNAL
@@ -279,8 +280,9 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
     (`gvkWithDefaults` from `ObjectKinds(into)`), so the JSON is read into the internal object itself, whose
     fields have no JSON names (kjson matches them case-sensitively): under Strict (`mode`) the 422 naming its
     unknown fields after the patch's own (`prior`), else the object has no name and `applyPatch`'s `checkName`
-    refuses it (`name`: the URL's). Returns what the decoder read of a built-in kind's version and kind
-    (`other_version` finds another registered version of it there), else None."""
+    refuses it (`name`: the URL's), under Warn with those unknown fields as warnings. Returns what the decoder
+    read of a built-in kind's version and kind (`other_version` finds another registered version of it there),
+    else None."""
     if patch_type not in (JSON_PATCH, MERGE_PATCH):
         return None
     shown: list[str] = []
@@ -301,6 +303,9 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
         if mode == "Strict" and (prior or unknown):
             raise patch_invalid(patched, patch_type, patch,
                                 "strict decoding error: " + ", ".join([*(prior or []), *unknown]), text())
+        if mode == "Warn":  # rest.go `addStrictDecodingWarnings`: recorded, so sent with the 400 (warning.py)
+            for strict in [*(prior or []), *unknown]:
+                add_warning(strict)
         raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
     return found
 
