@@ -51,7 +51,8 @@ from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
 from .patchtype import patch_type
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH, PATCH_TYPES, STRATEGIC_PATCH,
-                    apply_patch, other_version, patched_js, refuse_patched_gvk, scheme_kind)
+                    apply_patch, internal_meta, internal_object, other_version, patched_js, refuse_patched_gvk,
+                    scheme_kind)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
@@ -527,6 +528,8 @@ class Handlers:
         found = refuse_patched_gvk(patched, ctype, patch, custom, into, mode, prior, route.name)
         if (refused := patched_meta_error(patched, ctype)) is not None:
             raise patch_invalid(patched, ctype, patch, refused)
+        if found is not None and found.internal and internal_meta(patched) is not None:
+            patched = internal_object(patched)  # (read into the internal object itself: its ObjectMeta alone)
         converter = getattr(store, "version_converter", None)
         named = other_version(found, into, converter) if into is not None else None
         if not custom or ctype == APPLY_PATCH:

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import apierrors as E
-from ..warning import add_warning
 from ..goport import gojsonlazy, gojsonnum
+from ..warning import add_warning
 from ..wire import legacyscheme, patchedgvk
 from ..wire.legacyscheme import INTERNAL
 from ..wire.gomaps import ordered_like
@@ -278,9 +278,10 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
     (`patchedgvk.read`): a version or kind the scheme does not register, another kind (`unknown conversion`), a
     group without a version are that 422; a version removed (or `__internal`) is the kind's internal one
     (`gvkWithDefaults` from `ObjectKinds(into)`), so the JSON is read into the internal object itself, whose
-    fields have no JSON names (kjson matches them case-sensitively): under Strict (`mode`) the 422 naming its
-    unknown fields after the patch's own (`prior`), else the object has no name and `applyPatch`'s `checkName`
-    refuses it (`name`: the URL's), under Warn with those unknown fields as warnings. Returns what the decoder
+    fields have no JSON names (kjson matches them case-sensitively) but its embedded ObjectMeta's
+    (`internal_meta`): under Strict (`mode`) the 422 naming its unknown fields after the patch's own (`prior`),
+    under Warn those as warnings; without a top-level `name` `applyPatch`'s `checkName` refuses it (`name`: the
+    URL's), else the caller updates it with its ObjectMeta alone (`internal_object`). Returns what the decoder
     read of a built-in kind's version and kind (`other_version` finds another registered version of it there),
     else None."""
     if patch_type not in (JSON_PATCH, MERGE_PATCH):
@@ -298,16 +299,46 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
         why = patchedgvk.scheme_error(found, text)
     if why is not None:
         raise patch_invalid(patched, patch_type, patch, why, text())
-    if found is not None and found.internal and not _OBJECT_META_NAMES & patched.keys():
-        unknown = [f'unknown field "{key}"' for key in sorted(patched) if key not in ("apiVersion", "kind")]
+    if found is not None and found.internal and (meta := internal_meta(patched)) is not None:
+        unknown = [f'unknown field "{key}"' for key in sorted(patched)
+                   if key not in ("apiVersion", "kind") and key not in _OBJECT_META_NAMES]
         if mode == "Strict" and (prior or unknown):
             raise patch_invalid(patched, patch_type, patch,
                                 "strict decoding error: " + ", ".join([*(prior or []), *unknown]), text())
         if mode == "Warn":  # rest.go `addStrictDecodingWarnings`: recorded, so sent with the 400 (warning.py)
             for strict in [*(prior or []), *unknown]:
                 add_warning(strict)
-        raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
+        if not meta.get("name"):
+            raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be "
+                                "provided")
     return found
+
+
+def internal_meta(patched: dict[str, Any]) -> dict[str, Any] | None:
+    """The `metav1.ObjectMeta` the internal type (embedding it untagged, so its fields' JSON names at the top level)
+    reads from the patched object's top level: its fields there, a null one left unset; None where it is not
+    followed (README "Known gaps"): a key with a capital (an internal field's Go name, `Data`, which kjson would
+    read) or a value not of its field's JSON type (the decoder's error), a timestamp, owner reference or managed
+    field entry (their nested types)."""
+    meta: dict[str, Any] = {}
+    for key, value in patched.items():
+        if key[:1].isupper():
+            return None
+        if key not in _OBJECT_META_NAMES or value is None:
+            continue
+        if not _META_TYPES[key](value):
+            return None
+        meta[key] = value
+    return meta
+
+
+def internal_object(patched: dict[str, Any]) -> dict[str, Any]:
+    """The patched object as the internal type holds it (`internal_meta` not None): its `kind`
+    (`metav1.TypeMeta`'s, embedded too) and its ObjectMeta; every other field unknown (dropped)."""
+    out: dict[str, Any] = {"metadata": internal_meta(patched) or {}}
+    if isinstance(patched.get("kind"), str):
+        out["kind"] = patched["kind"]
+    return out
 
 
 def other_version(found: legacyscheme.Read | None, into: tuple[str, str, str], converter: Any) -> str | None:
@@ -332,12 +363,34 @@ def scheme_kind(store: Any) -> tuple[str, str, str] | None:
     return (group, getattr(store, "version", "v1"), store.info.kind) if legacyscheme.holds(group) else None
 
 
+def _string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -2 ** 63 <= value < 2 ** 63
+
+
+def _string_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _unfollowed(value: Any) -> bool:
+    return False
+
+
 # the JSON names of `metav1.ObjectMeta`'s fields, which an internal type (embedding it untagged) holds at its top
-# level: a patched object holding one at its own is not followed into the internal type (README "Known gaps")
-_OBJECT_META_NAMES = frozenset({
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
-    "managedFields"})
+# level, and the values `internal_meta` follows there
+_META_TYPES = {
+    "name": _string, "generateName": _string, "namespace": _string, "selfLink": _string, "uid": _string,
+    "resourceVersion": _string, "generation": _integer, "creationTimestamp": _unfollowed,
+    "deletionTimestamp": _unfollowed, "deletionGracePeriodSeconds": _integer, "labels": _string_map,
+    "annotations": _string_map, "ownerReferences": _unfollowed, "finalizers": _strings, "managedFields": _unfollowed}
+_OBJECT_META_NAMES = frozenset(_META_TYPES)
 
 
 def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,
