@@ -7,8 +7,9 @@ object's own, the kind's internal version (json.go `gvkWithDefaults`). An unregi
 `Scheme.New`'s error, another kind the versioning codec's `unknown conversion`, a group without a version
 `NewMissingVersionErr`: each the 422 on `patch`, the patched bytes shown. Another registered version of the kind
 decodes and converts (the object is updated). A removed `apiVersion` is the internal version: the JSON is read
-into the internal object itself, whose fields have no JSON names: Strict names them unknown (the 422), otherwise
-the object has no name, which `checkName` refuses (400). Before: the object kept its own version and kind, and was
+into the internal object itself, whose fields have no JSON names but its embedded ObjectMeta's: Strict names the
+others unknown (the 422), Warn warns of them; without a top-level `name` `checkName` refuses the object (400),
+with one it is updated with its ObjectMeta alone. Before: the object kept its own version and kind, and was
 stored.
 """
 from __future__ import annotations
@@ -85,6 +86,43 @@ def test_a_removed_api_version_is_read_into_the_internal_object(http, cm):
     assert (r.status_code, r.json()) == (422, _invalid(shown, 'strict decoding error: unknown field "data", unknown '
                                                       'field "metadata"'))
     assert http.get(base).json() == current
+
+
+def test_a_removed_api_version_warns_of_the_internal_objects_unknown_fields(http, cm):
+    """Under Warn (the default) the strict decoder's unknown fields are warnings (rest.go
+    `addStrictDecodingWarnings`), recorded before `checkName` refuses the object: sent with its 400."""
+    base, _ = cm
+    warned = '299 - "unknown field \\"data\\"", 299 - "unknown field \\"metadata\\""'
+    for query in ("", "?fieldValidation=Warn"):
+        r = http.patch(f"{base}{query}", data='{"apiVersion":null}', headers=MERGE_PATCH)
+        assert (r.status_code, r.headers.get("Warning")) == (400, warned)
+    r = http.patch(f"{base}?fieldValidation=Ignore", data='{"apiVersion":null}', headers=MERGE_PATCH)
+    assert (r.status_code, r.headers.get("Warning")) == (400, None)
+
+
+def test_a_removed_api_version_reads_the_object_meta_fields_at_the_top_level(http, cm):
+    """The internal type embeds `metav1.ObjectMeta` untagged, so its fields' JSON names at the top level are read
+    (`name`, `labels`) and every other field is unknown: the object is updated with its ObjectMeta alone (its
+    `data` lost, its uid and creation time the stored ones), or refused by `checkName` for another name."""
+    base, current = cm
+    patch = '{"apiVersion":null,"name":"c","labels":{"x":"y"}}'
+    r = http.patch(f"{base}?fieldValidation=Strict", data=patch, headers=MERGE_PATCH)
+    assert r.status_code == 422
+    assert r.json()["details"]["causes"][0]["message"].endswith(
+        ': strict decoding error: unknown field "data", unknown field "metadata"')
+    r = http.patch(f"{base}?fieldValidation=Strict", data='{"apiVersion":null,"name":"d"}', headers=MERGE_PATCH)
+    assert r.status_code == 422  # (Strict first: `DecodeInto`'s error)
+    r = http.patch(base, data='{"apiVersion":null,"name":"d"}', headers=MERGE_PATCH)
+    message = "the name of the object (d) does not match the name on the URL (c)"
+    assert (r.status_code, r.json()["message"]) == (400, message)
+    r = http.patch(base, data=patch, headers=MERGE_PATCH)
+    assert r.status_code == 200, r.text
+    assert r.headers["Warning"] == '299 - "unknown field \\"data\\"", 299 - "unknown field \\"metadata\\""'
+    out = r.json()
+    assert "data" not in out and out["metadata"]["labels"] == {"x": "y"}
+    assert [out["metadata"][k] for k in ("name", "namespace", "uid", "creationTimestamp")] == \
+        [current["metadata"][k] for k in ("name", "namespace", "uid", "creationTimestamp")]
+    assert http.get(base).json() == out
 
 
 def test_another_registered_version_of_the_kind_converts(http, url, namespaces):

@@ -51,7 +51,8 @@ from ..wire.patchmeta import EMPTY, for_kind
 from ..fieldmanager.jsonkinds import patch_root
 from .patchtype import patch_type
 from .patch import (APPLY_PATCH, CUSTOM_RESOURCE_PATCH_TYPES, MERGE_PATCH, PATCH_TYPES, STRATEGIC_PATCH,
-                    apply_patch, patched_js, refuse_patched_gvk, scheme_kind)
+                    apply_patch, internal_meta, internal_object, other_version, patched_js, refuse_patched_gvk,
+                    scheme_kind)
 from .respond import dumps_line, json_body_response, object_response, plain_json, protobuf_ok
 from .router import Route
 from .authz import REQUESTER
@@ -523,15 +524,20 @@ class Handlers:
         `prior`: the strict errors of reading the patch itself (`patch_strict_errors`), named first."""
         check_depth(patched)
         custom = bool(getattr(store, "crd_name", None))
-        refuse_patched_gvk(patched, ctype, patch, custom, None if custom else scheme_kind(store), mode, prior,
-                           route.name)
+        into = None if custom else scheme_kind(store)
+        found = refuse_patched_gvk(patched, ctype, patch, custom, into, mode, prior, route.name)
         if (refused := patched_meta_error(patched, ctype)) is not None:
             raise patch_invalid(patched, ctype, patch, refused)
-        custom = bool(getattr(store, "crd_name", None))
+        if found is not None and found.internal and internal_meta(patched) is not None:
+            patched = internal_object(patched)  # (read into the internal object itself: its ObjectMeta alone)
+        converter = getattr(store, "version_converter", None)
+        named = other_version(found, into, converter) if into is not None else None
         if not custom or ctype == APPLY_PATCH:
-            patched["kind"], patched["apiVersion"] = store.info.kind, store.api_version
+            patched["kind"], patched["apiVersion"] = store.info.kind, named or store.api_version
         # (a custom resource's JSON or merge patch keeps the version and kind it names: registry/crtypemeta.py)
-        model = _field_model(store)
+        # (another served version named: decoded as that version's Go type, then converted: http/patch.py)
+        model = _field_model(store) if named is None else go_message(store.group, named.rpartition("/")[2],
+                                                                     store.info.kind)
         patch_type_error(patched, _schema_kind(store), ctype, patch, model)
         if patched.get("metadata") is None:  # null metadata decodes to Go's zero ObjectMeta
             patched["metadata"] = {}
@@ -547,6 +553,8 @@ class Handlers:
             if ctype == APPLY_PATCH:  # (server-side apply words its own refusals: fieldmanager/)
                 raise
             raise strict_patch_error(exc, patched, ctype, patch) from None
+        if named is not None:
+            patched = converter.convert(patched, named, store.api_version)
         self._fix_namespace(patched, route, store)
         self._check_name(patched, route.name)
         if route.group:  # a named-group kind: the patched object must still decode (groups.check_shape)

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import apierrors as E
 from ..goport import gojsonlazy, gojsonnum
+from ..warning import add_warning
 from ..wire import legacyscheme, patchedgvk
 from ..wire.legacyscheme import INTERNAL
 from ..wire.gomaps import ordered_like
@@ -267,7 +268,7 @@ def patched_js(doc: Any, patch_type: str, raw: bytes) -> Iterator[None]:
 
 def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, custom: bool,
                        into: tuple[str, str, str] | None = None, mode: str = "Ignore", prior: list[str] | None = None,
-                       name: str = "") -> None:
+                       name: str = "") -> legacyscheme.Read | None:
     """A JSON or merge patch's result whose version and kind the JSON serializer cannot read (wire/patchedgvk.py:
     a `kind` or `apiVersion` no string, an `apiVersion` of two slashes, a custom resource's `kind` gone): the 422
     on `patch` `applyPatchToCurrentObject` makes of `DecodeInto`'s error, the patched bytes shown (`PATCHED_JS`),
@@ -277,11 +278,14 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
     (`patchedgvk.read`): a version or kind the scheme does not register, another kind (`unknown conversion`), a
     group without a version are that 422; a version removed (or `__internal`) is the kind's internal one
     (`gvkWithDefaults` from `ObjectKinds(into)`), so the JSON is read into the internal object itself, whose
-    fields have no JSON names (kjson matches them case-sensitively): under Strict (`mode`) the 422 naming its
-    unknown fields after the patch's own (`prior`), else the object has no name and `applyPatch`'s `checkName`
-    refuses it (`name`: the URL's)."""
+    fields have no JSON names (kjson matches them case-sensitively) but its embedded ObjectMeta's
+    (`internal_meta`): under Strict (`mode`) the 422 naming its unknown fields after the patch's own (`prior`),
+    under Warn those as warnings; without a top-level `name` `applyPatch`'s `checkName` refuses it (`name`: the
+    URL's), else the caller updates it with its ObjectMeta alone (`internal_object`). Returns what the decoder
+    read of a built-in kind's version and kind (`other_version` finds another registered version of it there),
+    else None."""
     if patch_type not in (JSON_PATCH, MERGE_PATCH):
-        return
+        return None
     shown: list[str] = []
 
     def text() -> str:
@@ -295,12 +299,61 @@ def refuse_patched_gvk(patched: dict[str, Any], patch_type: str, patch: Any, cus
         why = patchedgvk.scheme_error(found, text)
     if why is not None:
         raise patch_invalid(patched, patch_type, patch, why, text())
-    if found is not None and found.internal and not _OBJECT_META_NAMES & patched.keys():
-        unknown = [f'unknown field "{key}"' for key in sorted(patched) if key not in ("apiVersion", "kind")]
+    if found is not None and found.internal and (meta := internal_meta(patched)) is not None:
+        unknown = [f'unknown field "{key}"' for key in sorted(patched)
+                   if key not in ("apiVersion", "kind") and key not in _OBJECT_META_NAMES]
         if mode == "Strict" and (prior or unknown):
             raise patch_invalid(patched, patch_type, patch,
                                 "strict decoding error: " + ", ".join([*(prior or []), *unknown]), text())
-        raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
+        if mode == "Warn":  # rest.go `addStrictDecodingWarnings`: recorded, so sent with the 400 (warning.py)
+            for strict in [*(prior or []), *unknown]:
+                add_warning(strict)
+        if not meta.get("name"):
+            raise E.bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be "
+                                "provided")
+    return found
+
+
+def internal_meta(patched: dict[str, Any]) -> dict[str, Any] | None:
+    """The `metav1.ObjectMeta` the internal type (embedding it untagged, so its fields' JSON names at the top level)
+    reads from the patched object's top level: its fields there, a null one left unset; None where it is not
+    followed (README "Known gaps"): a key with a capital (an internal field's Go name, `Data`, which kjson would
+    read) or a value not of its field's JSON type (the decoder's error), a timestamp, owner reference or managed
+    field entry (their nested types)."""
+    meta: dict[str, Any] = {}
+    for key, value in patched.items():
+        if key[:1].isupper():
+            return None
+        if key not in _OBJECT_META_NAMES or value is None:
+            continue
+        if not _META_TYPES[key](value):
+            return None
+        meta[key] = value
+    return meta
+
+
+def internal_object(patched: dict[str, Any]) -> dict[str, Any]:
+    """The patched object as the internal type holds it (`internal_meta` not None): its `kind`
+    (`metav1.TypeMeta`'s, embedded too) and its ObjectMeta; every other field unknown (dropped)."""
+    out: dict[str, Any] = {"metadata": internal_meta(patched) or {}}
+    if isinstance(patched.get("kind"), str):
+        out["kind"] = patched["kind"]
+    return out
+
+
+def other_version(found: legacyscheme.Read | None, into: tuple[str, str, str], converter: Any) -> str | None:
+    """The `apiVersion` of another registered version of the kind `into` (`(group, version, kind)`, the route's)
+    that the patched object named (`found`: `refuse_patched_gvk`'s), where this server converts it (`converter`:
+    the kind's fieldmanager/versionconverter.py `VersionConverter`, None for a kind served in one version): json.go
+    `UseOrCreateObject` made that version's Go type (`Scheme.New`), so the patched JSON is decoded as that
+    version's (its fields only, its defaults), then converted (versioning.go `Decode`); None otherwise (the
+    route's own version, or one this server does not serve: README "Known gaps")."""
+    if found is None or found.error is not None or found.internal or converter is None:
+        return None
+    if (found.group, found.kind) != (into[0], into[2]) or found.version == into[1]:
+        return None
+    api_version = legacyscheme.group_version(found.group, found.version)
+    return api_version if converter.serves(api_version) else None
 
 
 def scheme_kind(store: Any) -> tuple[str, str, str] | None:
@@ -310,12 +363,34 @@ def scheme_kind(store: Any) -> tuple[str, str, str] | None:
     return (group, getattr(store, "version", "v1"), store.info.kind) if legacyscheme.holds(group) else None
 
 
+def _string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -2 ** 63 <= value < 2 ** 63
+
+
+def _string_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _unfollowed(value: Any) -> bool:
+    return False
+
+
 # the JSON names of `metav1.ObjectMeta`'s fields, which an internal type (embedding it untagged) holds at its top
-# level: a patched object holding one at its own is not followed into the internal type (README "Known gaps")
-_OBJECT_META_NAMES = frozenset({
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
-    "managedFields"})
+# level, and the values `internal_meta` follows there
+_META_TYPES = {
+    "name": _string, "generateName": _string, "namespace": _string, "selfLink": _string, "uid": _string,
+    "resourceVersion": _string, "generation": _integer, "creationTimestamp": _unfollowed,
+    "deletionTimestamp": _unfollowed, "deletionGracePeriodSeconds": _integer, "labels": _string_map,
+    "annotations": _string_map, "ownerReferences": _unfollowed, "finalizers": _strings, "managedFields": _unfollowed}
+_OBJECT_META_NAMES = frozenset(_META_TYPES)
 
 
 def apply_patch(doc: dict[str, Any], patch_type: str, patch: Any, meta: Node = EMPTY,
