@@ -4,13 +4,15 @@ wire/patchedgvk.py `read`).
 
 `jsonSerializer.Decode(patchedJS, nil, newVersionedObject)` (`New(attr.VersionedKind)`): a version the scheme does
 not register is `Scheme.New`'s error, `NewInternalError` of it (500 `Internal error occurred: ...`); another kind
-decodes as that kind (`UseOrCreateObject`), and `Dispatch` then converts it to the internal object
-(`GetObjectConvertor().Convert`), whose error it returns bare: a 500 of reason Unknown (no reason) in its words.
-Before: the object kept its own version and kind, and was stored.
+decodes as that kind (`UseOrCreateObject`: its Go type's errors `NewInternalError`'d), is defaulted as it, and is
+what the later webhooks are sent (admission/webhooks/otherkind.py); `Dispatch` then converts it to the internal
+object (`GetObjectConvertor().Convert`), whose error it returns bare: a 500 of reason Unknown (no reason) in its
+words. Before: the object kept its own version and kind, and was stored; then, the patch was refused at once.
 """
 from __future__ import annotations
 
 import base64
+import uuid
 from typing import Any, Iterator
 
 import pytest
@@ -22,11 +24,12 @@ from .webhookconfig import MUTATING, configure, unconfigure
 
 PATCHES = {"/v9": b'[{"op":"replace","path":"/apiVersion","value":"v9"}]',
            "/secret": b'[{"op":"replace","path":"/kind","value":"Secret"}]',
+           "/configmap": b'[{"op":"replace","path":"/kind","value":"ConfigMap"}]',
            "/noversion": b'[{"op":"remove","path":"/apiVersion"}]'}
 
 
 class KindHook(Hook):
-    """`/v9`, `/secret`, `/noversion`: a JSONPatch of the object's `apiVersion` or `kind`."""
+    """`/v9`, `/secret`, `/configmap`, `/noversion`: a JSONPatch of the object's `apiVersion` or `kind`."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if path not in PATCHES:
@@ -48,9 +51,13 @@ def hook() -> Iterator[KindHook]:
                              '"pkg/api/legacyscheme/scheme.go:30"', "reason": "InternalError",
                   "details": {"causes": [{"message": 'no kind "ConfigMap" is registered for version "v9" in scheme '
                                                      '"pkg/api/legacyscheme/scheme.go:30"'}]}}),
-    ("/secret", 500, {"message": "converting (v1.Secret) to (core.ConfigMap): unknown conversion"}),
+    ("/secret", 500, {"message": "Internal error occurred: illegal base64 data at input byte 0",
+                      "reason": "InternalError",
+                      "details": {"causes": [{"message": "illegal base64 data at input byte 0"}]}}),
 ])
 def test_a_patch_naming_another_version_or_kind(server, hook, ns, path, code, status):  # noqa: F811
+    """`/secret`: the ConfigMap's `data: {"a": "b"}` decoded into a v1.Secret's `map[string][]byte` (`b` is no
+    base64): the decoder's error, `NewInternalError`'d."""
     cfg = configure(server, MUTATING, ns, None, f"{hook.url}{path}", hook.ca_bundle, operations=["CREATE"])
     try:
         r = cm(server, ns, path.strip("/"))
@@ -67,5 +74,75 @@ def test_a_patch_removing_the_version_is_the_versioned_kind_s(server, hook, ns):
     try:
         r = cm(server, ns, "noversion")
         assert r.status_code == 201 and (r.json()["apiVersion"], r.json()["kind"]) == ("v1", "ConfigMap"), r.text
+    finally:
+        unconfigure(server, MUTATING, cfg)
+
+
+def _cm64(srv: Any, namespace: str, name: str) -> requests.Response:
+    """A ConfigMap whose `data` a Secret's decode reads too (base64)."""
+    return requests.post(f"{srv.url}/api/v1/namespaces/{namespace}/configmaps",
+                         json={"metadata": {"name": name}, "data": {"a": "YWJj"}})
+
+
+def _two(srv: Any, kind_hook: KindHook, namespace: str, first: str, second: str) -> tuple[str, str]:
+    """Two mutating configurations calling `first` then `second` (webhooks are called in configuration-name
+    order)."""
+    tag = uuid.uuid4().hex[:8]
+    url, ca = kind_hook.url, kind_hook.ca_bundle
+    one = configure(srv, MUTATING, namespace, f"a-{tag}", f"{url}{first}", ca, operations=["CREATE"])
+    two = configure(srv, MUTATING, namespace, f"b-{tag}", f"{url}{second}", ca, operations=["CREATE"])
+    return one, two
+
+
+def _sent(kind_hook: KindHook, namespace: str, path: str) -> list[dict[str, Any]]:
+    """The reviews of `namespace` posted to `path`."""
+    return [body["request"] for p, body in kind_hook.reviews
+            if p.split("?")[0] == path and body["request"].get("namespace") == namespace]
+
+
+def test_the_next_webhook_is_sent_the_other_kind_defaulted_then_dispatch_s_end_refuses(server, hook, ns):  # noqa: F811
+    """Webhook A's patch makes the ConfigMap a Secret: B is sent that Secret (defaulted: `type: Opaque`) under the
+    review's `kind` ConfigMap; then `Dispatch` converts it into a core.ConfigMap: `Convert`'s error, bare (500,
+    no reason). Before: refused at A, B never called."""
+    one, two = _two(server, hook, ns, "/secret", "/allow")
+    try:
+        r = _cm64(server, ns, "tosecret")
+        assert (r.status_code, r.json()) == (500, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500,
+            "message": "converting (v1.Secret) to (core.ConfigMap): unknown conversion"}), r.text
+        [sent] = _sent(hook, ns, "/allow")
+        assert sent["kind"] == {"group": "", "version": "v1", "kind": "ConfigMap"}
+        obj = sent["object"]
+        assert (obj["apiVersion"], obj["kind"], obj["type"], obj["data"]) == ("v1", "Secret", "Opaque", {"a": "YWJj"})
+        assert obj["metadata"]["name"] == "tosecret"
+        assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps/tosecret").status_code == 404
+    finally:
+        unconfigure(server, MUTATING, one)
+        unconfigure(server, MUTATING, two)
+
+
+def test_a_later_patch_back_to_the_versioned_kind_is_decoded_as_it_and_stored(server, hook, ns):  # noqa: F811
+    """B's patch names ConfigMap again: decoded into the versioned kind (the Secret's `type` is no ConfigMap
+    field: dropped), so `Dispatch` converts it and the ConfigMap is created."""
+    one, two = _two(server, hook, ns, "/secret", "/configmap")
+    try:
+        r = _cm64(server, ns, "roundtrip")
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert (body["kind"], body["data"], "type" in body) == ("ConfigMap", {"a": "YWJj"}, False), r.text
+        [sent] = _sent(hook, ns, "/configmap")
+        assert (sent["object"]["kind"], sent["object"]["type"]) == ("Secret", "Opaque")
+    finally:
+        unconfigure(server, MUTATING, one)
+        unconfigure(server, MUTATING, two)
+
+
+def test_a_single_webhook_s_other_kind_is_refused_at_the_dispatcher_s_end(server, hook, ns):  # noqa: F811
+    """One webhook, a ConfigMap whose data a Secret reads: decoded, defaulted, then `Convert`'s bare 500."""
+    cfg = configure(server, MUTATING, ns, None, f"{hook.url}/secret", hook.ca_bundle, operations=["CREATE"])
+    try:
+        r = _cm64(server, ns, "single")
+        assert (r.status_code, r.json().get("reason"), r.json()["message"]) == (
+            500, None, "converting (v1.Secret) to (core.ConfigMap): unknown conversion"), r.text
     finally:
         unconfigure(server, MUTATING, cfg)

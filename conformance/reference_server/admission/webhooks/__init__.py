@@ -48,7 +48,7 @@ from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes, legacyscheme, patchedgvk
 from ...wire.textdecode import loads_json
 from .. import chain
-from . import client, crversioned, patchread, review
+from . import client, crversioned, otherkind, patchread, review
 from .latency import tracking as webhook_time
 from .matching import Attributes, matching
 
@@ -195,6 +195,7 @@ class WebhookAdmission:
         invoked: set[int] = set()    # previously invoked IfNeeded webhooks
         reinvoke: set[int] = set()   # those the second round calls
         should_reinvoke = False
+        start = otherkind.kind_of(obj)  # (the kind a webhook's patch may have changed)
         for i, hook in enumerate(hooks):
             if not self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 continue
@@ -205,6 +206,7 @@ class WebhookAdmission:
                 should_reinvoke = True
             if hook.get("reinvocationPolicy") == "IfNeeded":
                 invoked.add(i)
+        otherkind.refuse_unconverted(obj, start, _versioned_kind(a))  # (`Dispatch`'s end: before reinvocation)
         if not should_reinvoke or obj is None:
             return obj
         if builtin is not None:  # the in-tree plugins' reinvocation (admission/reinvocation.go)
@@ -216,6 +218,7 @@ class WebhookAdmission:
         for i, hook in enumerate(hooks):
             if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
+        otherkind.refuse_unconverted(obj, start, _versioned_kind(a))
         return obj
 
     async def _mutate_one(self, hook: dict[str, Any], a: Attributes, obj: dict[str, Any] | None,
@@ -265,14 +268,18 @@ class WebhookAdmission:
             raise review.internal(ValueError(getattr(exc, "text", exc.status.get("message", "")))) from None
         if isinstance(patched, dict):  # `jsonSerializer.Decode(patchedJS, ...)`: its version and kind read first
             why = patchedgvk.decode_error(patched, custom, lambda: _patched_bytes(obj, text, custom, patched))
-            if why is None and into is not None:  # `Decode(patchedJS, nil, newVersionedObject)`, then `Convert`
+            if why is None and into is not None:  # `Decode(patchedJS, nil, newVersionedObject)`
                 found = patchedgvk.read(patched, into)
-                why = patchedgvk.scheme_error(found, lambda: _patched_bytes(obj, text, custom, patched))
-                if found.unconverted:  # (decoded as that kind: `Dispatch` returns `Convert`'s error bare, a 500)
-                    raise E.StatusError(E.status_dict(500, None, why or ""))
+                why = None if found.unconverted else \
+                    patchedgvk.scheme_error(found, lambda: _patched_bytes(obj, text, custom, patched))
             if why is not None:
                 raise review.internal(ValueError(why))
+        other = into is not None and otherkind.other_kind(patched, obj)
+        if other:  # (another kind decoded, or back into the versioned one: otherkind.py; `Dispatch` converts last)
+            otherkind.check_decode(patched)  # type: ignore[arg-type]
         new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())
+        if other and isinstance(new, dict):
+            otherkind.default(new, self.registry)  # (`o.GetObjectDefaulter().Default(attr.VersionedObject)`)
         return new, patchread.changed(new, sent, custom)  # (the decoded object is kept, changed or not)
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,

@@ -68,8 +68,9 @@ def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool, raw_fields:
     out = _unwritten(patched, sent, obj)
     if not custom and isinstance(out, dict):
         message = schema.OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind")))  # type: ignore[arg-type]
-        if message is not None:
-            _drop_unknown(out, openapi_schemas.known_fields("", message), obj)
+        if message is not None:  # (a held object of another kind, which the patch changed: none of its fields)
+            same = isinstance(obj, dict) and obj.get("kind") == out.get("kind")
+            _drop_unknown(out, openapi_schemas.known_fields("", message), obj if same else {})
             gonull.settle(out, message)
     out = ordered_like(out, obj)
     if isinstance(out, dict) and isinstance(patched, dict):
