@@ -25,11 +25,13 @@ from .webhookconfig import MUTATING, configure, unconfigure
 PATCHES = {"/v9": b'[{"op":"replace","path":"/apiVersion","value":"v9"}]',
            "/secret": b'[{"op":"replace","path":"/kind","value":"Secret"}]',
            "/configmap": b'[{"op":"replace","path":"/kind","value":"ConfigMap"}]',
-           "/noversion": b'[{"op":"remove","path":"/apiVersion"}]'}
+           "/noversion": b'[{"op":"remove","path":"/apiVersion"}]',
+           "/number": b'[{"op":"add","path":"/data/x","value":1}]'}
 
 
 class KindHook(Hook):
-    """`/v9`, `/secret`, `/configmap`, `/noversion`: a JSONPatch of the object's `apiVersion` or `kind`."""
+    """`/v9`, `/secret`, `/configmap`, `/noversion`: a JSONPatch of the object's `apiVersion` or `kind`; `/number`:
+    a number in a ConfigMap's `data`."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if path not in PATCHES:
@@ -144,5 +146,19 @@ def test_a_single_webhook_s_other_kind_is_refused_at_the_dispatcher_s_end(server
         r = _cm64(server, ns, "single")
         assert (r.status_code, r.json().get("reason"), r.json()["message"]) == (
             500, None, "converting (v1.Secret) to (core.ConfigMap): unknown conversion"), r.text
+    finally:
+        unconfigure(server, MUTATING, cfg)
+
+
+def test_a_patch_its_own_go_type_cannot_decode_is_an_internal_error(server, hook, ns):  # noqa: F811
+    """The decode into the versioned kind's Go type (`map[string]string`) refuses a number:
+    `NewInternalError`. Before: the ConfigMap was stored with `"x": 1`."""
+    cfg = configure(server, MUTATING, ns, None, f"{hook.url}/number", hook.ca_bundle, operations=["CREATE"])
+    try:
+        r = cm(server, ns, "number")
+        why = "json: cannot unmarshal number into Go struct field ConfigMap.data of type string"
+        assert (r.status_code, r.json()["message"], r.json()["details"]) == (
+            500, f"Internal error occurred: {why}", {"causes": [{"message": why}]}), r.text
+        assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps/number").status_code == 404
     finally:
         unconfigure(server, MUTATING, cfg)

@@ -274,9 +274,9 @@ class WebhookAdmission:
                     patchedgvk.scheme_error(found, lambda: _patched_bytes(obj, text, custom, patched))
             if why is not None:
                 raise review.internal(ValueError(why))
-        other = into is not None and otherkind.other_kind(patched, obj)
-        if other:  # (another kind decoded, or back into the versioned one: otherkind.py; `Dispatch` converts last)
-            otherkind.check_decode(patched)  # type: ignore[arg-type]
+        if into is not None and isinstance(patched, dict):  # (decoded into the Go type the patched JSON names)
+            patchread.check_decode(patched)
+        other = into is not None and otherkind.other_kind(patched, obj)  # (another kind, or back: otherkind.py)
         new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())
         if other and isinstance(new, dict):
             otherkind.default(new, self.registry)  # (`o.GetObjectDefaulter().Default(attr.VersionedObject)`)

@@ -4,23 +4,22 @@ dispatcher goes on with it (k8s.io/apiserver v0.33 `pkg/admission/plugin/webhook
 `callAttrMutatingHook` decodes the patched bytes with `jsonSerializer.Decode(patchedJS, nil, newVersionedObject)`
 (`New(attr.VersionedKind)`): the kind read names another registered type, so `runtime.UseOrCreateObject` makes
 that one (`Scheme.New`) and the bytes are decoded into it (non-strict `UnmarshalCaseSensitivePreserveInts`: the
-other type's unknown fields dropped, its Go type errors, `illegal base64 data at input byte 0` for a ConfigMap's
-`data: {"a": "b"}` read as a Secret's `[]byte`, `NewInternalError` of it). No error there: the object becomes
-`attr.VersionedObject` (`changed`: two types are never `Semantic.DeepEqual`), and the scheme's defaulter defaults it
-as its own kind (`SetDefaults_Secret`: `type: Opaque`). The later webhooks are sent that object (the review's
-`kind` still the versioned kind: `CreateV1AdmissionReview` takes `invocation.Kind`), and a later patch is decoded
-the same way (back into the versioned kind when it names it again). Only at the end of `Dispatch` is the object
-converted into the internal one (`GetObjectConvertor().Convert`), whose error between two kinds is returned bare
-(`converting (v1.Secret) to (core.ConfigMap): unknown conversion`, a 500 of no reason); the reinvocation round
-never comes (the chain stops at that error).
+other type's unknown fields dropped, its Go type errors `NewInternalError`'d, patchread.py `check_decode`:
+`illegal base64 data at input byte 0` for a ConfigMap's `data: {"a": "b"}` read as a Secret's `[]byte`). No error
+there: the object becomes `attr.VersionedObject` (`changed`: two types are never `Semantic.DeepEqual`), and the
+scheme's defaulter defaults it as its own kind (`SetDefaults_Secret`: `type: Opaque`). The later webhooks are sent
+that object (the review's `kind` still the versioned kind: `CreateV1AdmissionReview` takes `invocation.Kind`), and
+a later patch is decoded the same way (back into the versioned kind when it names it again). Only at the end of
+`Dispatch` is the object converted into the internal one (`GetObjectConvertor().Convert`), whose error between two
+kinds is returned bare (`converting (v1.Secret) to (core.ConfigMap): unknown conversion`, a 500 of no reason); the
+reinvocation round never comes (the chain stops at that error).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ... import apierrors as E
-from ...wire import gotypes, legacyscheme, schema
-from . import review
+from ...wire import legacyscheme
 
 
 def kind_of(obj: Any) -> tuple[Any, Any]:
@@ -32,16 +31,6 @@ def other_kind(patched: Any, obj: Any) -> bool:
     """Whether the patched JSON names a kind (a string `apiVersion` and `kind`) other than the held object's."""
     api_version, kind = kind_of(patched)
     return isinstance(api_version, str) and isinstance(kind, str) and kind != kind_of(obj)[1]
-
-
-def check_decode(patched: dict[str, Any]) -> None:
-    """The Go decode of the patched JSON into the type it names (a type the field model has): its first type
-    error `NewInternalError`'d (`callAttrMutatingHook`: `apierrors.NewInternalError(err)`). Each `[]byte` field's
-    base64 made canonical in place, as Go's decode then encode writes it."""
-    message = schema.OUTPUT_MESSAGES.get(kind_of(patched))  # type: ignore[arg-type]
-    why = gotypes.type_error(patched, message) if message is not None else None
-    if why is not None:
-        raise review.internal(ValueError(why))
 
 
 def default(obj: dict[str, Any], registry: Any) -> None:
@@ -82,4 +71,4 @@ def refuse_unconverted(obj: Any, start: tuple[Any, Any], into: tuple[str, str, s
         raise E.StatusError(E.status_dict(500, None, found.error or ""))
 
 
-__all__ = ["check_decode", "default", "kind_of", "other_kind", "refuse_unconverted"]
+__all__ = ["default", "kind_of", "other_kind", "refuse_unconverted"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...goport import gojsonnum
-from ...wire import gonull, openapi_schemas, schema
+from ...wire import gonull, gotypes, openapi_schemas, schema
 from ...wire.gomaps import ordered_like
 from . import review, semantic
 
@@ -58,6 +58,18 @@ def _unwritten(value: Any, sent: Any, held: Any) -> Any:
             and len(value) == len(sent) == len(held):
         return [_unwritten(v, s, h) for v, s, h in zip(value, sent, held)]
     return value
+
+
+def check_decode(patched: dict[str, Any]) -> None:
+    """`jsonSerializer.Decode(patchedJS, nil, newVersionedObject)` of a built-in kind's patched JSON into the Go
+    type it names (one the field model has): its first type error (`json: cannot unmarshal number into Go struct
+    field ConfigMap.data of type string`; `illegal base64 data at input byte 0` for a `[]byte`) is
+    `NewInternalError`'d. Each `[]byte` field's base64 made canonical in place, as Go's decode then encode
+    writes it."""
+    message = schema.OUTPUT_MESSAGES.get((patched.get("apiVersion"), patched.get("kind")))  # type: ignore[arg-type]
+    why = gotypes.type_error(patched, message) if message is not None else None
+    if why is not None:
+        raise review.internal(ValueError(why))
 
 
 def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool, raw_fields: tuple[str, ...] = ()) -> Any:

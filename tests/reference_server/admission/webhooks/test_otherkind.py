@@ -29,9 +29,9 @@ def test_only_a_patch_that_changed_the_kind_is_refused_at_the_end():
 
 def test_the_other_type_s_decode_error_is_an_internal_error():
     with pytest.raises(E.StatusError) as err:
-        otherkind.check_decode({**CM, "kind": "Secret", "data": {"a": "b"}})
+        patchread.check_decode({**CM, "kind": "Secret", "data": {"a": "b"}})
     assert err.value.status["message"] == "Internal error occurred: illegal base64 data at input byte 0"
-    otherkind.check_decode({**CM, "kind": "Secret"})
+    patchread.check_decode({**CM, "kind": "Secret"})
 
 
 def test_the_other_kind_is_defaulted_as_its_store_defaults_it_its_string_data_unmerged():
