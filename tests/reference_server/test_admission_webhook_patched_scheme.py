@@ -26,12 +26,13 @@ PATCHES = {"/v9": b'[{"op":"replace","path":"/apiVersion","value":"v9"}]',
            "/secret": b'[{"op":"replace","path":"/kind","value":"Secret"}]',
            "/configmap": b'[{"op":"replace","path":"/kind","value":"ConfigMap"}]',
            "/noversion": b'[{"op":"remove","path":"/apiVersion"}]',
-           "/number": b'[{"op":"add","path":"/data/x","value":1}]'}
+           "/number": b'[{"op":"add","path":"/data/x","value":1}]',
+           "/notype": b'[{"op":"remove","path":"/type"}]'}
 
 
 class KindHook(Hook):
     """`/v9`, `/secret`, `/configmap`, `/noversion`: a JSONPatch of the object's `apiVersion` or `kind`; `/number`:
-    a number in a ConfigMap's `data`."""
+    a number in a ConfigMap's `data`; `/notype`: a Secret's `type` removed."""
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         if path not in PATCHES:
@@ -86,13 +87,14 @@ def _cm64(srv: Any, namespace: str, name: str) -> requests.Response:
                          json={"metadata": {"name": name}, "data": {"a": "YWJj"}})
 
 
-def _two(srv: Any, kind_hook: KindHook, namespace: str, first: str, second: str) -> tuple[str, str]:
+def _two(srv: Any, kind_hook: KindHook, namespace: str, first: str, second: str,
+         resources: tuple[str, ...] = ("configmaps",)) -> tuple[str, str]:
     """Two mutating configurations calling `first` then `second` (webhooks are called in configuration-name
     order)."""
     tag = uuid.uuid4().hex[:8]
     url, ca = kind_hook.url, kind_hook.ca_bundle
-    one = configure(srv, MUTATING, namespace, f"a-{tag}", f"{url}{first}", ca, operations=["CREATE"])
-    two = configure(srv, MUTATING, namespace, f"b-{tag}", f"{url}{second}", ca, operations=["CREATE"])
+    one = configure(srv, MUTATING, namespace, f"a-{tag}", f"{url}{first}", ca, resources, operations=["CREATE"])
+    two = configure(srv, MUTATING, namespace, f"b-{tag}", f"{url}{second}", ca, resources, operations=["CREATE"])
     return one, two
 
 
@@ -162,3 +164,17 @@ def test_a_patch_its_own_go_type_cannot_decode_is_an_internal_error(server, hook
         assert requests.get(f"{server.url}/api/v1/namespaces/{ns}/configmaps/number").status_code == 404
     finally:
         unconfigure(server, MUTATING, cfg)
+
+
+def test_a_patched_object_of_the_versioned_kind_is_defaulted_again_for_the_next_webhook(server, hook, ns):  # noqa: F811
+    """`Default(attr.VersionedObject)` follows every applied patch: A removes a Secret's `type`, B is sent it
+    `Opaque` again. Before: B was sent the Secret without a `type`."""
+    one, two = _two(server, hook, ns, "/notype", "/allow", ("secrets",))
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/secrets", json={"metadata": {"name": "s"}})
+        assert r.status_code == 201 and r.json()["type"] == "Opaque", r.text
+        [sent] = _sent(hook, ns, "/allow")
+        assert sent["object"]["type"] == "Opaque"
+    finally:
+        unconfigure(server, MUTATING, one)
+        unconfigure(server, MUTATING, two)

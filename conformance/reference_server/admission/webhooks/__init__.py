@@ -276,10 +276,9 @@ class WebhookAdmission:
                 raise review.internal(ValueError(why))
         if into is not None and isinstance(patched, dict):  # (decoded into the Go type the patched JSON names)
             patchread.check_decode(patched)
-        other = into is not None and otherkind.other_kind(patched, obj)  # (another kind, or back: otherkind.py)
-        new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())
-        if other and isinstance(new, dict):
-            otherkind.default(new, self.registry)  # (`o.GetObjectDefaulter().Default(attr.VersionedObject)`)
+        new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())  # (another kind: otherkind.py)
+        if into is not None and isinstance(new, dict):  # `o.GetObjectDefaulter().Default(attr.VersionedObject)`
+            otherkind.default(new, self.registry)
         return new, patchread.changed(new, sent, custom)  # (the decoded object is kept, changed or not)
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,

@@ -27,15 +27,10 @@ def kind_of(obj: Any) -> tuple[Any, Any]:
     return (obj.get("apiVersion"), obj.get("kind")) if isinstance(obj, dict) else (None, None)
 
 
-def other_kind(patched: Any, obj: Any) -> bool:
-    """Whether the patched JSON names a kind (a string `apiVersion` and `kind`) other than the held object's."""
-    api_version, kind = kind_of(patched)
-    return isinstance(api_version, str) and isinstance(kind, str) and kind != kind_of(obj)[1]
-
-
 def default(obj: dict[str, Any], registry: Any) -> None:
-    """`o.GetObjectDefaulter().Default(attr.VersionedObject)`: the scheme's defaults of the object's own version
-    and kind (its store's decode-time defaulting; none for a kind this server does not serve). A Secret's
+    """`o.GetObjectDefaulter().Default(attr.VersionedObject)`, after every applied patch: the scheme's defaults of
+    the object's own version and kind, the versioned kind's or another's (its store's decode-time defaulting; none
+    for a kind this server does not serve). A Secret's
     `stringData` stays as it is: merging it into `data` is the conversion to the internal object's, not a
     default's. In place."""
     api_version, kind = kind_of(obj)
@@ -71,4 +66,4 @@ def refuse_unconverted(obj: Any, start: tuple[Any, Any], into: tuple[str, str, s
         raise E.StatusError(E.status_dict(500, None, found.error or ""))
 
 
-__all__ = ["default", "kind_of", "other_kind", "refuse_unconverted"]
+__all__ = ["default", "kind_of", "refuse_unconverted"]
