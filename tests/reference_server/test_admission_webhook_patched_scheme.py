@@ -8,6 +8,8 @@ decodes as that kind (`UseOrCreateObject`: its Go type's errors `NewInternalErro
 what the later webhooks are sent (admission/webhooks/otherkind.py); `Dispatch` then converts it to the internal
 object (`GetObjectConvertor().Convert`), whose error it returns bare: a 500 of reason Unknown (no reason) in its
 words. Before: the object kept its own version and kind, and was stored; then, the patch was refused at once.
+What follows each applied patch for the next webhook: the Go type's decode errors, its defaults, and its selectors
+judged on the patched object (`ShouldCallHook` with the versioned attributes).
 """
 from __future__ import annotations
 
@@ -175,6 +177,25 @@ def test_a_patched_object_of_the_versioned_kind_is_defaulted_again_for_the_next_
         assert r.status_code == 201 and r.json()["type"] == "Opaque", r.text
         [sent] = _sent(hook, ns, "/allow")
         assert sent["object"]["type"] == "Opaque"
+    finally:
+        unconfigure(server, MUTATING, one)
+        unconfigure(server, MUTATING, two)
+
+
+def test_a_later_webhook_s_object_selector_is_judged_on_the_object_as_patched(server, hook, ns):  # noqa: F811
+    """`ShouldCallHook(ctx, hook, attrForCheck, ...)`: after the first call the versioned attributes, whose
+    `GetObject` is the patched `VersionedObject`: B, selecting `x: "yes"`, is called once A added that label. Before:
+    the selectors were judged once, on the object as sent (B never called)."""
+    tag = uuid.uuid4().hex[:8]
+    url, ca = hook.url, hook.ca_bundle
+    one = configure(server, MUTATING, ns, f"a-{tag}", f"{url}/addlabel-x", ca, operations=["CREATE"])
+    two = configure(server, MUTATING, ns, f"b-{tag}", f"{url}/allow", ca, operations=["CREATE"],
+                    objectSelector={"matchLabels": {"x": "yes"}})
+    try:
+        r = cm(server, ns, "selected")
+        assert r.status_code == 201 and r.json()["metadata"]["labels"] == {"x": "yes"}, r.text
+        [sent] = _sent(hook, ns, "/allow")
+        assert sent["object"]["metadata"]["labels"] == {"x": "yes"}
     finally:
         unconfigure(server, MUTATING, one)
         unconfigure(server, MUTATING, two)

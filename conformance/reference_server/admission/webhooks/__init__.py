@@ -50,7 +50,7 @@ from ...wire.textdecode import loads_json
 from .. import chain
 from . import client, crversioned, otherkind, patchread, review
 from .latency import tracking as webhook_time
-from .matching import Attributes, matching
+from .matching import Attributes, matching, rule_matching, selectors_match
 
 VALIDATING, MUTATING = "validatingwebhookconfigurations", "mutatingwebhookconfigurations"
 JsonPatch = Callable[[Any, Any, bytes | None], Any]
@@ -92,6 +92,10 @@ class WebhookAdmission:
         return bool(matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
                     or matching(self._configurations(VALIDATING), a, obj, old, self._namespace_labels)
                     or (self.policies is not None and self.policies.active() and self.policies.relevant(a, obj, old)))
+
+    def _selected(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any) -> bool:
+        """`ShouldCallHook`'s namespace and object selectors, on the object as the earlier webhooks patched it."""
+        return selectors_match(hook, a, obj, old, self._namespace_labels)
 
     def _conditions_hold(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
                          options: dict[str, Any] | None) -> bool:
@@ -151,9 +155,10 @@ class WebhookAdmission:
         matched). `reinvocationPolicy: IfNeeded` as `reinvocationcontext.go`: when a webhook changes the object,
         every earlier IfNeeded webhook is called once more (a second round, in order); before that round the
         built-in mutating plugins (`builtin`) run again, and a change they make requires the same."""
-        hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
-        if not hooks:
+        configurations = self._configurations(MUTATING)
+        if not matching(configurations, a, obj, old, self._namespace_labels):
             return obj
+        hooks = rule_matching(configurations, a)  # (each one's selectors judged on the object as patched so far)
         if not crversioned.custom(obj, a):
             return await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin)
         original, dirty = obj, [False]  # a custom resource: converted to the webhooks' version and back
@@ -197,7 +202,8 @@ class WebhookAdmission:
         should_reinvoke = False
         start = otherkind.kind_of(obj)  # (the kind a webhook's patch may have changed)
         for i, hook in enumerate(hooks):
-            if not self._conditions_hold(hook, a, obj, old, user, dry_run, options):
+            if not self._selected(hook, a, obj, old) or not self._conditions_hold(hook, a, obj, old, user, dry_run,
+                                                                                   options):
                 continue
             obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
             if changed:
@@ -216,7 +222,8 @@ class WebhookAdmission:
                 reinvoke |= invoked
                 obj = again
         for i, hook in enumerate(hooks):
-            if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
+            if i in reinvoke and self._selected(hook, a, obj, old) \
+                    and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
         otherkind.refuse_unconverted(obj, start, _versioned_kind(a))
         return obj
