@@ -199,3 +199,20 @@ def test_a_later_webhook_s_object_selector_is_judged_on_the_object_as_patched(se
     finally:
         unconfigure(server, MUTATING, one)
         unconfigure(server, MUTATING, two)
+
+
+def test_a_patch_the_defaults_undo_still_changed_the_object(server, hook, ns):  # noqa: F811
+    """`changed` compares the decoded object before `Default` restores what the patch removed: A (IfNeeded) is
+    reinvoked after B removed the Secret's `type`, and sent it `Opaque`."""
+    tag = uuid.uuid4().hex[:8]
+    url, ca = hook.url, hook.ca_bundle
+    one = configure(server, MUTATING, ns, f"a-{tag}", f"{url}/allow", ca, ["secrets"], operations=["CREATE"],
+                    reinvocationPolicy="IfNeeded")
+    two = configure(server, MUTATING, ns, f"b-{tag}", f"{url}/notype", ca, ["secrets"], operations=["CREATE"])
+    try:
+        r = requests.post(f"{server.url}/api/v1/namespaces/{ns}/secrets", json={"metadata": {"name": "again"}})
+        assert r.status_code == 201 and r.json()["type"] == "Opaque", r.text
+        assert [sent["object"]["type"] for sent in _sent(hook, ns, "/allow")] == ["Opaque", "Opaque"]
+    finally:
+        unconfigure(server, MUTATING, one)
+        unconfigure(server, MUTATING, two)

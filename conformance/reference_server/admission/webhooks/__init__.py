@@ -284,9 +284,10 @@ class WebhookAdmission:
         if into is not None and isinstance(patched, dict):  # (decoded into the Go type the patched JSON names)
             patchread.check_decode(patched)
         new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())  # (another kind: otherkind.py)
-        if into is not None and isinstance(new, dict):  # `o.GetObjectDefaulter().Default(attr.VersionedObject)`
+        changed = patchread.changed(new, sent, custom)  # (the decoded object is kept, changed or not)
+        if into is not None and isinstance(new, dict):  # then `o.GetObjectDefaulter().Default(attr.VersionedObject)`
             otherkind.default(new, self.registry)
-        return new, patchread.changed(new, sent, custom)  # (the decoded object is kept, changed or not)
+        return new, changed
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                        dry_run: bool, options: dict[str, Any] | None, warnings: list[str],
