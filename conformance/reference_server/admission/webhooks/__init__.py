@@ -48,9 +48,9 @@ from ...registry.webhooktransport import service_lookup
 from ...wire import gotypes, legacyscheme, patchedgvk
 from ...wire.textdecode import loads_json
 from .. import chain
-from . import client, crversioned, patchread, review
+from . import client, crversioned, otherkind, patchread, review
 from .latency import tracking as webhook_time
-from .matching import Attributes, matching
+from .matching import Attributes, matching, rule_matching, selectors_match
 
 VALIDATING, MUTATING = "validatingwebhookconfigurations", "mutatingwebhookconfigurations"
 JsonPatch = Callable[[Any, Any, bytes | None], Any]
@@ -92,6 +92,10 @@ class WebhookAdmission:
         return bool(matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
                     or matching(self._configurations(VALIDATING), a, obj, old, self._namespace_labels)
                     or (self.policies is not None and self.policies.active() and self.policies.relevant(a, obj, old)))
+
+    def _selected(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any) -> bool:
+        """`ShouldCallHook`'s namespace and object selectors, on the object as the earlier webhooks patched it."""
+        return selectors_match(hook, a, obj, old, self._namespace_labels)
 
     def _conditions_hold(self, hook: dict[str, Any], a: Attributes, obj: Any, old: Any, user: Any, dry_run: bool,
                          options: dict[str, Any] | None) -> bool:
@@ -151,9 +155,10 @@ class WebhookAdmission:
         matched). `reinvocationPolicy: IfNeeded` as `reinvocationcontext.go`: when a webhook changes the object,
         every earlier IfNeeded webhook is called once more (a second round, in order); before that round the
         built-in mutating plugins (`builtin`) run again, and a change they make requires the same."""
-        hooks = matching(self._configurations(MUTATING), a, obj, old, self._namespace_labels)
-        if not hooks:
+        configurations = self._configurations(MUTATING)
+        if not matching(configurations, a, obj, old, self._namespace_labels):
             return obj
+        hooks = rule_matching(configurations, a)  # (each one's selectors judged on the object as patched so far)
         if not crversioned.custom(obj, a):
             return await self._mutate_hooks(hooks, a, obj, old, user, dry_run, options, warnings, builtin)
         original, dirty = obj, [False]  # a custom resource: converted to the webhooks' version and back
@@ -195,8 +200,10 @@ class WebhookAdmission:
         invoked: set[int] = set()    # previously invoked IfNeeded webhooks
         reinvoke: set[int] = set()   # those the second round calls
         should_reinvoke = False
+        start = otherkind.kind_of(obj)  # (the kind a webhook's patch may have changed)
         for i, hook in enumerate(hooks):
-            if not self._conditions_hold(hook, a, obj, old, user, dry_run, options):
+            if not self._selected(hook, a, obj, old) or not self._conditions_hold(hook, a, obj, old, user, dry_run,
+                                                                                   options):
                 continue
             obj, changed = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
             if changed:
@@ -205,6 +212,7 @@ class WebhookAdmission:
                 should_reinvoke = True
             if hook.get("reinvocationPolicy") == "IfNeeded":
                 invoked.add(i)
+        otherkind.refuse_unconverted(obj, start, _versioned_kind(a))  # (`Dispatch`'s end: before reinvocation)
         if not should_reinvoke or obj is None:
             return obj
         if builtin is not None:  # the in-tree plugins' reinvocation (admission/reinvocation.go)
@@ -214,8 +222,10 @@ class WebhookAdmission:
                 reinvoke |= invoked
                 obj = again
         for i, hook in enumerate(hooks):
-            if i in reinvoke and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
+            if i in reinvoke and self._selected(hook, a, obj, old) \
+                    and self._conditions_hold(hook, a, obj, old, user, dry_run, options):
                 obj, _ = await self._mutate_one(hook, a, obj, old, user, dry_run, options, warnings, dirty)
+        otherkind.refuse_unconverted(obj, start, _versioned_kind(a))
         return obj
 
     async def _mutate_one(self, hook: dict[str, Any], a: Attributes, obj: dict[str, Any] | None,
@@ -265,15 +275,19 @@ class WebhookAdmission:
             raise review.internal(ValueError(getattr(exc, "text", exc.status.get("message", "")))) from None
         if isinstance(patched, dict):  # `jsonSerializer.Decode(patchedJS, ...)`: its version and kind read first
             why = patchedgvk.decode_error(patched, custom, lambda: _patched_bytes(obj, text, custom, patched))
-            if why is None and into is not None:  # `Decode(patchedJS, nil, newVersionedObject)`, then `Convert`
+            if why is None and into is not None:  # `Decode(patchedJS, nil, newVersionedObject)`
                 found = patchedgvk.read(patched, into)
-                why = patchedgvk.scheme_error(found, lambda: _patched_bytes(obj, text, custom, patched))
-                if found.unconverted:  # (decoded as that kind: `Dispatch` returns `Convert`'s error bare, a 500)
-                    raise E.StatusError(E.status_dict(500, None, why or ""))
+                why = None if found.unconverted else \
+                    patchedgvk.scheme_error(found, lambda: _patched_bytes(obj, text, custom, patched))
             if why is not None:
                 raise review.internal(ValueError(why))
-        new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())
-        return new, patchread.changed(new, sent, custom)  # (the decoded object is kept, changed or not)
+        if into is not None and isinstance(patched, dict):  # (decoded into the Go type the patched JSON names)
+            patchread.check_decode(patched)
+        new = patchread.held(patched, base, obj, custom, raws.fields if raws else ())  # (another kind: otherkind.py)
+        changed = patchread.changed(new, sent, custom)  # (the decoded object is kept, changed or not)
+        if into is not None and isinstance(new, dict):  # then `o.GetObjectDefaulter().Default(attr.VersionedObject)`
+            otherkind.default(new, self.registry)
+        return new, changed
 
     async def validate(self, a: Attributes, obj: dict[str, Any] | None, old: dict[str, Any] | None, user: Any,
                        dry_run: bool, options: dict[str, Any] | None, warnings: list[str],

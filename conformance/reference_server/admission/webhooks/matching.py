@@ -80,19 +80,24 @@ def selectors_match(hook: dict[str, Any], a: Attributes, obj: dict[str, Any] | N
     return True
 
 
-def matching(configurations: list[dict[str, Any]], a: Attributes, obj: dict[str, Any] | None,
-             old: dict[str, Any] | None,
-             namespace_labels: Callable[[str], dict[str, Any] | None]) -> list[dict[str, Any]]:
-    """The webhooks of `configurations` the request reaches: configurations sorted by name (upstream's
-    `configuration` manager), webhooks in their order."""
+def rule_matching(configurations: list[dict[str, Any]], a: Attributes) -> list[dict[str, Any]]:
+    """The webhooks of `configurations` whose rules the request meets, selectors not judged: configurations
+    sorted by name (upstream's `configuration` manager), webhooks in their order. The mutating dispatcher judges
+    each one's selectors when it comes to it, on the object as the earlier webhooks patched it
+    (`ShouldCallHook(..., attrForCheck, ...)`: the versioned attributes, whose `GetObject` is `VersionedObject`)."""
     if a.resource in EXEMPT and a.group == "admissionregistration.k8s.io":
         return []
     out: list[dict[str, Any]] = []
     for cfg in sorted(configurations, key=lambda c: (c.get("metadata") or {}).get("name", "")):
         for hook in cfg.get("webhooks") or []:
-            if not isinstance(hook, dict):
-                continue
-            if any(isinstance(r, dict) and rule_matches(r, a) for r in hook.get("rules") or []) \
-                    and selectors_match(hook, a, obj, old, namespace_labels):
-                out.append(hook)
+            rules = hook.get("rules") or [] if isinstance(hook, dict) else []
+            if any(isinstance(r, dict) and rule_matches(r, a) for r in rules):
+                out.append(hook)  # type: ignore[arg-type]
     return out
+
+
+def matching(configurations: list[dict[str, Any]], a: Attributes, obj: dict[str, Any] | None,
+             old: dict[str, Any] | None,
+             namespace_labels: Callable[[str], dict[str, Any] | None]) -> list[dict[str, Any]]:
+    """The webhooks of `configurations` the request reaches (`rule_matching`'s whose selectors match)."""
+    return [hook for hook in rule_matching(configurations, a) if selectors_match(hook, a, obj, old, namespace_labels)]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...goport import gojsonnum
-from ...wire import gonull, openapi_schemas, schema
+from ...wire import gonull, gotypes, openapi_schemas, schema
 from ...wire.gomaps import ordered_like
 from . import review, semantic
 
@@ -60,6 +60,18 @@ def _unwritten(value: Any, sent: Any, held: Any) -> Any:
     return value
 
 
+def check_decode(patched: dict[str, Any]) -> None:
+    """`jsonSerializer.Decode(patchedJS, nil, newVersionedObject)` of a built-in kind's patched JSON into the Go
+    type it names (one the field model has): its first type error (`json: cannot unmarshal number into Go struct
+    field ConfigMap.data of type string`; `illegal base64 data at input byte 0` for a `[]byte`) is
+    `NewInternalError`'d. Each `[]byte` field's base64 made canonical in place, as Go's decode then encode
+    writes it."""
+    message = schema.OUTPUT_MESSAGES.get((patched.get("apiVersion"), patched.get("kind")))  # type: ignore[arg-type]
+    why = gotypes.type_error(patched, message) if message is not None else None
+    if why is not None:
+        raise review.internal(ValueError(why))
+
+
 def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool, raw_fields: tuple[str, ...] = ()) -> Any:
     """The patched Go-written JSON (`patched`, from `sent`, `review.encoded(obj)`) as the object this server holds:
     a built-in kind's nulls as the JSON decoder leaves them (gonull.settle), keys in `obj`'s order; each
@@ -68,8 +80,9 @@ def held(patched: Any, sent: Any, obj: dict[str, Any], custom: bool, raw_fields:
     out = _unwritten(patched, sent, obj)
     if not custom and isinstance(out, dict):
         message = schema.OUTPUT_MESSAGES.get((out.get("apiVersion"), out.get("kind")))  # type: ignore[arg-type]
-        if message is not None:
-            _drop_unknown(out, openapi_schemas.known_fields("", message), obj)
+        if message is not None:  # (a held object of another kind, which the patch changed: none of its fields)
+            same = isinstance(obj, dict) and obj.get("kind") == out.get("kind")
+            _drop_unknown(out, openapi_schemas.known_fields("", message), obj if same else {})
             gonull.settle(out, message)
     out = ordered_like(out, obj)
     if isinstance(out, dict) and isinstance(patched, dict):
