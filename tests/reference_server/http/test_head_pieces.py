@@ -229,7 +229,7 @@ def test_a_refused_head_after_a_chunked_body_in_the_read_that_ends_it(server, re
 
 @pytest.mark.parametrize("cut", [1, 3, len(b"%x;name=value;q=" % _HALF) + 2, len(CHUNKED_BODIES["extensions"]) - 1])
 def test_a_refused_head_after_a_chunked_body_cut_anywhere(server, reads, cut: int) -> None:
-    """Cut inside a chunk-size line, inside a quoted extension, just before the body's last byte."""
+    """Cut inside a chunk size, an extension's name, a quoted extension value, before the body's last byte."""
     chunks = CHUNKED_BODIES["extensions"]
     head, status = REFUSED_AFTER["a raw byte in the target"]
     answer = _exchange(server, [CHUNKED + chunks[:cut], chunks[cut:] + GET + GET + head], reads)
