@@ -82,12 +82,16 @@ class BodyView(NamedTuple):
 
     flags: Any
     left: Any
-    pointer: int  # the `llhttp_t *` itself (`chunked_end.state` copies its state)
+    state: Any  # the `llhttp_t`'s parsing state, `STATE_SIZE` bytes (`.raw`: `chunked_end.state` copies it)
+
+
+STATE_SIZE = 88  # llhttp_t: every field before `void* settings` (`chunked_end.py` says which are state)
 
 
 def _view(pointer: int) -> BodyView:
     return BodyView(ctypes.c_uint16.from_address(pointer + _FLAGS_OFFSET),
-                    ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET), pointer)
+                    ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET),
+                    (ctypes.c_char * STATE_SIZE).from_address(pointer))
 
 
 def body_view(parser: Any) -> BodyView | None:
