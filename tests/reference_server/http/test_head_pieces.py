@@ -255,6 +255,17 @@ def test_a_refused_head_after_a_chunked_body_begun_in_that_read_and_ended_in_the
     assert _statuses(answer) == [b"HTTP/1.1 201 Created"] + [b"HTTP/1.1 200 OK"] * bool(between) + [status]
 
 
+def test_requests_after_a_chunked_body_with_nothing_refused_are_read_once(server, reads) -> None:
+    """Nothing refused: a chunked body's end (not looked for), pipelined requests after it, then a chunked body
+    cut in its trailers, and keep-alive on."""
+    chunks = CHUNKED_BODIES["trailers"]
+    cut = chunks.index(b"X-Other") + 2
+    pieces = [CHUNKED + chunks[:10], chunks[10:] + GET + CHUNKED + chunks[:cut], chunks[cut:] + GET[:-2] + CLOSE]
+    answer = _exchange(server, pieces, reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 200 OK", b"HTTP/1.1 201 Created",
+                                 b"HTTP/1.1 200 OK"]
+
+
 def test_a_head_go_refuses_too_after_a_chunked_body_gets_its_400_after_the_answers_before_it(server, reads) -> None:
     chunks = CHUNKED_BODIES["one chunk"]
     refused = POST + _lengths(3)[:-2] + b"Content-Length: 4\r\n" + CLOSE + b"abcd"  # differing lengths: Go's 400 too
