@@ -23,7 +23,7 @@ from aiohttp.streams import EMPTY_PAYLOAD
 from aiohttp.web_protocol import (MAX_MSG_QUEUE_SIZE, HttpProcessingError, HttpRequestParser, RequestPayloadError,
                                   _ErrInfo)
 
-from . import chunked_length, go_answers, head_pieces, head_repair, repeated_headers
+from . import chunked_end, chunked_length, go_answers, head_pieces, head_repair, repeated_headers
 from .chain_headers import BareResponse
 from .gopath import bad_escape
 from .fastwrite import SUPPORTED, eligible, write_whole
@@ -79,10 +79,13 @@ class GuardedRequestHandler(RequestHandler):
         begins = state is not None and state.value == head_repair.IDLE  # this read begins a request
         partial = self._partial
         left = None  # the bytes of a Content-Length body this read may end, after which a request begins
+        chunked = None  # the parser's state before this read of a chunked body (`chunked_end`), which it may end
         if not begins and partial is None and self._body_view is not None:
             payload = self._last_payload
             if payload is not None and not payload.is_eof():
                 left = head_pieces.body_left(self._body_view)
+                if left is None and data and chunked_end.SUPPORTED:
+                    chunked = chunked_end.state(self._body_view)
         waiter = self._waiter  # woken below, not by aiohttp: a refusal read again may leave no request to serve
         self._waiter = None
         closed = self._close
@@ -101,6 +104,8 @@ class GuardedRequestHandler(RequestHandler):
                 read = bytes(partial)
             elif left is not None and left < len(data):  # the read ends a body: a request begins after it
                 read = data[left:]
+            elif chunked is not None:  # the read ends a chunked body: after it, only where it is needed
+                read = self._after_chunked(chunked, data)
             self._check_new_heads(self._request_count - count, near_budget, read)
             if self._messages and waiter is not None and not waiter.done():
                 waiter.set_result(None)
@@ -120,8 +125,21 @@ class GuardedRequestHandler(RequestHandler):
                 self._partial = bytearray(data)
             elif left is not None and left < len(data) and self._parser_reads():  # a body's end, then a head
                 self._partial = bytearray(data[left:])
+            elif chunked is not None and self._state.value != head_repair.IDLE and self._parser_reads():
+                end = chunked_end.end(chunked, data, self._scratch_parser)  # a chunked body's end, then a head
+                if end is not None and end < len(data):
+                    self._partial = bytearray(data[end:])
         if not self._request_in_progress and not self._messages:
             self._arm_header_timer()
+
+    def _after_chunked(self, before: bytes, data: bytes) -> bytes | None:
+        """The bytes of `data` after the chunked body it ended (the parser was in state `before`), when they are to
+        be read again: the read was refused, or it ended inside a next head; else None, at no cost."""
+        message, payload = self._messages[-1]
+        if type(message) is not _ErrInfo and (not payload.is_eof() or self._state.value == head_repair.IDLE):
+            return None
+        end = chunked_end.end(before, data, self._scratch_parser)
+        return None if end is None else data[end:]
 
     def _parser_reads(self) -> bool:
         """Whether the bytes of a read went to the HTTP parser (not to an upgraded connection's or a body's reader),

@@ -10,7 +10,7 @@ then drops the requests it completed in that read. So, for bytes that begin a re
 - `frame` finds where the refused request begins: fresh parsers that pause after each request (aiohttp's own
   `max_msg_queue_size` pause, at 1), the pause's `llhttp_get_error_pos` giving the request's end;
 - `body_left` says where, in a read that ends a Content-Length body, the next request begins (llhttp's
-  `content_length` before the read; a chunked body's end is not known, and such a read is not read again);
+  `content_length` before the read; a chunked body's end is `chunked_end.py`'s);
 - `plan` says how a fresh parser reads refused bytes that begin a request: the requests before the refused head,
   the head rewritten (`head_repair.repair`) when Go reads it, and so on after it;
 - `HeldHead` holds the bytes of a refused head not yet whole (no `\\r\\n\\r\\n` yet), until it is, as Go's
@@ -82,11 +82,16 @@ class BodyView(NamedTuple):
 
     flags: Any
     left: Any
+    state: Any  # the `llhttp_t`'s parsing state, `STATE_SIZE` bytes (`.raw`: `chunked_end.state` copies it)
+
+
+STATE_SIZE = 88  # llhttp_t: every field before `void* settings` (`chunked_end.py` says which are state)
 
 
 def _view(pointer: int) -> BodyView:
     return BodyView(ctypes.c_uint16.from_address(pointer + _FLAGS_OFFSET),
-                    ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET))
+                    ctypes.c_uint64.from_address(pointer + _CONTENT_LENGTH_OFFSET),
+                    (ctypes.c_char * STATE_SIZE).from_address(pointer))
 
 
 def body_view(parser: Any) -> BodyView | None:

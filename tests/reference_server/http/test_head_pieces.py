@@ -188,13 +188,90 @@ def test_a_repeated_length_after_a_body_cut_before_it_is_refused(server, reads) 
     assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 201 Created"]
 
 
-def test_after_a_chunked_body_the_refusal_stands(server, reads) -> None:
-    """Where a chunked body ends in a read is not known: a refused head after it keeps the bare 400 (its chunk's
-    bytes left are never taken for the body's)."""
-    chunked = POST + b"Transfer-Encoding: chunked\r\n\r\n"
-    body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(BODY), BODY)
-    answer = _exchange(server, [chunked + body[:10], body[10:] + POST + _lengths() + CLOSE + BODY], reads)
-    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 400 Bad Request"]
+CHUNKED = POST + b"Transfer-Encoding: chunked\r\n\r\n"
+_HALF = len(BODY) // 2
+CHUNKED_BODIES = {  # net/http/internal/chunked.go reads each to its end
+    "one chunk": b"%x\r\n%s\r\n0\r\n\r\n" % (len(BODY), BODY),
+    "trailers": b"%x\r\n%s\r\n0\r\nX-Trailer: a\r\nX-Other: b\r\n\r\n" % (len(BODY), BODY),
+    "extensions": b'%x;name=value;q="a b"\r\n%s\r\n%x;x\r\n%s\r\n0;last=1\r\n\r\n'
+                  % (_HALF, BODY[:_HALF], len(BODY) - _HALF, BODY[_HALF:]),
+    "zero-length final chunk only": b"0\r\n\r\n",
+}
+REFUSED_AFTER = {  # heads llhttp refuses and Go reads (`head_repair`), with what they get
+    "two equal Content-Lengths": (POST + _lengths() + CLOSE + BODY, b"HTTP/1.1 201 Created"),
+    "a raw byte in the target": (b"GET /api/v1/namespaces/a\xffb HTTP/1.1\r\nHost: x\r\n" + CLOSE,
+                                 b"HTTP/1.1 404 Not Found"),
+}
+
+
+def _chunked_status(srv, reads, body: bytes) -> bytes:
+    """What the chunked POST alone gets (a ConfigMap created; the empty body's error)."""
+    [status] = _statuses(_exchange(srv, [CHUNKED[:-2] + CLOSE + body], reads))
+    return status
+
+
+@pytest.mark.parametrize("refused", REFUSED_AFTER)
+@pytest.mark.parametrize("body", CHUNKED_BODIES)
+def test_a_refused_head_after_a_chunked_body_in_the_read_that_ends_it(server, reads, body: str, refused: str) -> None:
+    """The read does not begin a request: it ends a chunked body (where, llhttp's state before the read says,
+    `chunked_end`), then a head llhttp refuses follows, with a whole request between them or not."""
+    chunks = CHUNKED_BODIES[body]
+    head, status = REFUSED_AFTER[refused]
+    first = _chunked_status(server, reads, chunks)
+    cut = len(chunks) // 2
+    answer = _exchange(server, [CHUNKED + chunks[:cut], chunks[cut:] + head], reads)
+    assert _statuses(answer) == [first, status]
+    answer = _exchange(server, [CHUNKED + chunks[:cut], chunks[cut:] + GET + head], reads)
+    assert _statuses(answer) == [first, b"HTTP/1.1 200 OK", status]
+    answer = _exchange(server, [CHUNKED + chunks + GET + head], reads)  # one read, which begins a request
+    assert _statuses(answer) == [first, b"HTTP/1.1 200 OK", status]
+
+
+@pytest.mark.parametrize("cut", [1, 3, len(b"%x;name=value;q=" % _HALF) + 2, len(CHUNKED_BODIES["extensions"]) - 1])
+def test_a_refused_head_after_a_chunked_body_cut_anywhere(server, reads, cut: int) -> None:
+    """Cut inside a chunk size, an extension's name, a quoted extension value, before the body's last byte."""
+    chunks = CHUNKED_BODIES["extensions"]
+    head, status = REFUSED_AFTER["a raw byte in the target"]
+    answer = _exchange(server, [CHUNKED + chunks[:cut], chunks[cut:] + GET + GET + head], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK", status]
+
+
+_LENGTHS_HEAD = POST + _lengths() + CLOSE
+_RAW_HEAD = REFUSED_AFTER["a raw byte in the target"][0]
+
+
+@pytest.mark.parametrize("head, cut, status", [
+    (_LENGTHS_HEAD + BODY, _LENGTHS_HEAD.index(b"Content-Length", _LENGTHS_HEAD.index(b"Content-Length") + 1) + 3,
+     b"HTTP/1.1 201 Created"),  # refused in the next read
+    (_RAW_HEAD, _RAW_HEAD.index(b"\xff") + 3, b"HTTP/1.1 404 Not Found"),  # refused in this one, held till whole
+])
+@pytest.mark.parametrize("between", [b"", GET])
+def test_a_refused_head_after_a_chunked_body_begun_in_that_read_and_ended_in_the_next(
+        server, reads, between: bytes, head: bytes, cut: int, status: bytes) -> None:
+    """The read that ends a chunked body ends inside a next head that llhttp refuses, in that read or the next:
+    its bytes from after the body on are read as Go reads them."""
+    chunks = CHUNKED_BODIES["trailers"]
+    answer = _exchange(server, [CHUNKED + chunks[:10], chunks[10:] + between + head[:cut], head[cut:]], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created"] + [b"HTTP/1.1 200 OK"] * bool(between) + [status]
+
+
+def test_requests_after_a_chunked_body_with_nothing_refused_are_read_once(server, reads) -> None:
+    """Nothing refused: a chunked body's end (not looked for), pipelined requests after it, then a chunked body
+    cut in its trailers, and keep-alive on."""
+    chunks = CHUNKED_BODIES["trailers"]
+    cut = chunks.index(b"X-Other") + 2
+    pieces = [CHUNKED + chunks[:10], chunks[10:] + GET + CHUNKED + chunks[:cut], chunks[cut:] + GET[:-2] + CLOSE]
+    answer = _exchange(server, pieces, reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 200 OK", b"HTTP/1.1 201 Created",
+                                 b"HTTP/1.1 200 OK"]
+
+
+def test_a_head_go_refuses_too_after_a_chunked_body_gets_its_400_after_the_answers_before_it(server, reads) -> None:
+    chunks = CHUNKED_BODIES["one chunk"]
+    refused = POST + _lengths(3)[:-2] + b"Content-Length: 4\r\n" + CLOSE + b"abcd"  # differing lengths: Go's 400 too
+    answer = _exchange(server, [CHUNKED + chunks[:10], chunks[10:] + GET + refused], reads)
+    assert _statuses(answer) == [b"HTTP/1.1 201 Created", b"HTTP/1.1 200 OK", b"HTTP/1.1 400 Bad Request"]
+    assert answer.endswith(b"\r\nConnection: close\r\n\r\n400 Bad Request")
 
 
 @pytest.fixture
