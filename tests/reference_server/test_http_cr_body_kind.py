@@ -147,10 +147,16 @@ def test_a_decoding_error_names_the_data_s_kind_and_the_route_s(http: requests.S
 
 
 def test_through_status_the_old_kind_is_kept(http: requests.Session, things: tuple[str, str]) -> None:
-    """status_strategy.go `PrepareForUpdate` starts from a copy of the old object: another kind is accepted."""
+    """status_strategy.go `PrepareForUpdate` starts from a copy of the old object: another kind is accepted. The
+    field manager found no type for it (`ObjectToTyped`), so `UpdateNoErrors` removed its managedFields, and the
+    strategy kept the new object's (none): the object has none after, and none are tracked again."""
     _, base = things
     current = http.get(f"{base}/t").json()
+    assert current["metadata"]["managedFields"], current
     body = {**current, "kind": "Other", "status": {"ok": True}}
     r = http.put(f"{base}/t/status", json=body)
     assert r.status_code == 200, r.text
     assert (r.json()["kind"], r.json()["status"]) == ("Thing", {"ok": True}), r.text
+    assert "managedFields" not in r.json()["metadata"], r.text
+    r = http.put(f"{base}/t/status", json={**r.json(), "status": {"ok": False}})
+    assert r.status_code == 200 and "managedFields" not in r.json()["metadata"], r.text
