@@ -162,6 +162,10 @@ class FieldManager:
         meta = new.setdefault("metadata", {})
         if not isinstance(meta, dict):
             return new
+        if (new.get("kind") != self.kind or new.get("apiVersion") != self.api_version) and \
+                _names_other_kind(new, self.api_version, self.kind):
+            meta.pop("managedFields", None)  # a custom resource naming another group or kind: `ObjectToTyped` has
+            return new  # no type for it, and `UpdateNoErrors` drops the managedFields (registry/crtypemeta.py)
         live_entries = _decode_or_empty((live or {}).get("metadata", {}).get("managedFields"))
         sent = meta.pop("managedFields", None)
         if subresource:
@@ -333,6 +337,13 @@ def _managed_fields_read(meta: Any) -> bool:
     return isinstance(entries, list) and all(
         isinstance(e, dict) and goconvert.from_unstructured(json.loads(json.dumps(e)), MANAGED_FIELDS_ENTRY) is None
         for e in entries)
+
+
+def _names_other_kind(obj: dict[str, Any], api_version: str, kind: str) -> bool:
+    """Whether `obj` is a custom resource's patched object or body naming another group or kind than the
+    manager's (registry/crtypemeta.py, imported here as registry/ imports this module)."""
+    from ..registry import crtypemeta
+    return crtypemeta.checked(obj, api_version, kind) and crtypemeta.other_kind(obj, api_version, kind)
 
 
 def _decode_or_empty(entries: Any) -> list[Entry]:

@@ -147,7 +147,8 @@ def custom_kind_error(value: Any, raw: bytes, expected_kind: str, route_version:
     """A custom resource's body whose `kind` is missing, `null`, `""` or no string (a `null` body, an empty YAML
     one, too), as apiextensions-apiserver's JSON serializer refuses it decoding into an `Unstructured` (apimachinery
     v0.33 pkg/runtime/serializer/json/json.go `Decode`), through create.go / update.go `transformDecodeError`; None
-    when `unstructured.GetKind` reads one. Its missing `apiVersion` is defaulted (TODO(109023)), not refused.
+    when `unstructured.GetKind` reads one. Its missing `apiVersion` is not refused here (TODO(109023)): see
+    http/crbodygvk.py.
 
     `strict` (fieldValidation Strict and Warn: the strict serializer): `unmarshal` reads a plain map, then `Decode`
     returns `runtime.NewMissingKindErr(originalData)` with no kind: `the object provided is unrecognized (must be of
@@ -364,7 +365,9 @@ def _check_shapes(obj: dict[str, Any], kind: str, schema_kind: str) -> None:
     """The Go unmarshal type errors a malformed-but-valid JSON body would hit."""
     err = check_go_types(obj, schema_kind)
     if err:
-        raise cannot_be_handled(kind, "v1", kind, err)
+        refused = cannot_be_handled(kind, "v1", kind, err)
+        refused.why = err  # type: ignore[attr-defined]  # (a custom resource's is worded again: http/crbodygvk.py)
+        raise refused
     _check_shapes_legacy(obj, kind, custom=schema_kind != kind)
 
 

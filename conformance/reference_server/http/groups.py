@@ -19,7 +19,7 @@ from ..registry.apipriority import group_priorities
 from ..wire import gotypes, legacyscheme
 from ..wire.dupkeys import Repeats
 from ..wire.schema import GROUP_KINDS
-from . import apiservice_groups, extensions, hooks
+from . import apiservice_groups, crbodygvk, extensions, hooks
 from .decode import (JSON_TYPES, PROTOBUF_TYPE, YAML_TYPE, cannot_be_handled, custom_kind_error, decode_value,
                      media_type, parse_raw, refuse_unhandled, summarize)
 from .router import Route
@@ -330,7 +330,8 @@ def decode_named_body(content_type: str | None, raw: bytes, api_version: str, ki
     """`decode_group_body` for a kind given by name (the access reviews have no store): JSON or YAML (kube-apiserver
     reads YAML as JSON: `yaml.YAMLToJSON`) parsed once, its `apiVersion` checked against the group's, then the core
     decoder's checks on it (`schema_kind`: the kind the field model knows it by, as in `decode_value`; a custom
-    resource's, `<group>/<Kind>`, must name its kind: `decode.custom_kind_error`, under `strict` or not)."""
+    resource's, `<group>/<Kind>`, must name a kind: `decode.custom_kind_error`, under `strict` or not, and keeps
+    the version and kind it names, its version checked after the strict errors: http/crbodygvk.py)."""
     custom = schema_kind is not None and "/" in schema_kind
     scheme = None if custom or not legacyscheme.holds(api_version.rpartition("/")[0]) else api_version
     yaml_body = media_type(content_type) == YAML_TYPE
@@ -340,6 +341,9 @@ def decode_named_body(content_type: str | None, raw: bytes, api_version: str, ki
         probe = parse_raw(content_type, raw, kind, repeats)
         if custom and (missing := custom_kind_error(probe, raw, kind, api_version, strict, yaml_body)) is not None:
             raise missing
+        if custom and isinstance(probe, dict):  # its own version and kind kept (http/crbodygvk.py)
+            return crbodygvk.decoded(probe, api_version, kind, lambda p: decode_value(
+                p, raw, kind, schema_kind, route_version=None, yaml_body=yaml_body))
         if isinstance(probe, dict) and scheme is None:  # (another scheme's kind: its version checked here)
             version = probe.get("apiVersion")
             if isinstance(version, str) and version and version != api_version:

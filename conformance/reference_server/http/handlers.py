@@ -24,7 +24,7 @@ from ..registry.store import DeleteOptions, ListOptions, check_get_rv
 from ..registry.subresources import (SCALE_API_VERSION, SCALE_GROUP, SCALE_KIND, SCALE_VERSION,
                                      ScaleUpdateStrategy, keep_managed_fields, scale_model, scale_update)
 from ..storage.clone import clone
-from . import params as P
+from . import crbodygvk, params as P
 from .context import ServerContext
 from ..extensions import extra_fields
 from ..wire.textdecode import check_depth
@@ -161,6 +161,12 @@ def _decode_schema(store: GenericStore, obj: dict[str, Any]) -> dict[str, Any] |
         return own
     return crtypemeta.decode_schema(obj, getattr(store, "crd", None), getattr(store, "group", ""),
                                     store.info.kind, own)
+
+
+def _naming(store: GenericStore) -> contextlib.AbstractContextManager[None]:
+    """A custom resource's created or updated body keeps the kind it names (http/crbodygvk.py): within, its
+    strategy refuses another (registry/crtypemeta.py `patching`)."""
+    return crtypemeta.patching() if getattr(store, "crd_name", None) else contextlib.nullcontext()
 
 
 class Handlers:
@@ -302,16 +308,21 @@ class Handlers:
             obj = decode_group_body(request.headers.get("Content-Type"), raw, store, repeats, mode != "Ignore")
         else:
             obj = decode_body(request.headers.get("Content-Type"), raw, store.info.kind, repeats)
+        custom = bool(getattr(store, "crd_name", None))  # (its body keeps the version and kind it names)
         if (why := _coerce_error(store, obj)) is not None:  # create.go / update.go `transformDecodeError`
             kind, version = store.info.kind, getattr(store, "version", "v1")
-            raise cannot_be_handled(kind, version, kind, why)
+            raise crbodygvk.coerce_error(obj, kind, why) if custom else cannot_be_handled(kind, version, kind, why)
         try:
             warnings = apply_field_validation(obj, _schema_kind(store), store.info.fields, mode,
                                               extra_fields(self.ctx.feature_gates, store.info.kind),
                                               keep_unknown=store.info.keeps_unknown_fields,
                                               message=_field_model(store), repeats=repeats, pruned=_pruned(store, obj))
         except StrictDecodingError as exc:
+            if custom:
+                raise crbodygvk.strict_error(exc, obj) from None
             raise strict_create_error(exc, store.info.kind, getattr(store, "version", "v1")) from None
+        if custom:  # `AcceptsGroupVersion`, after the strict errors (http/crbodygvk.py)
+            crbodygvk.refuse_other_version(obj, store.api_version, warnings)  # type: ignore[attr-defined]
         return obj, warnings
 
     def _fix_namespace(self, obj: dict[str, Any], route: Route, store: GenericStore) -> None:
@@ -384,8 +395,9 @@ class Handlers:
             record_requester(self.ctx, request)
         kw = dict(field_manager=P.field_manager(request.query, request.headers.get("User-Agent")),
                   **create_admission(self.ctx.admission, store.info))
-        created = await on_create(self.webhooks, request, store, obj, dry, warnings,
-                                  lambda o, d: self._create_retried(store, o, dry_run=d, **kw), kw.get("admit"))
+        with _naming(store):
+            created = await on_create(self.webhooks, request, store, obj, dry, warnings,
+                                      lambda o, d: self._create_retried(store, o, dry_run=d, **kw), kw.get("admit"))
         return self._respond(request, created, 201, warnings, store=store)
 
     async def _create_retried(self, store: GenericStore, obj: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -417,11 +429,12 @@ class Handlers:
             return self._write(store, route, o, store.update, route.namespace, route.name, o,
                                strategy=self._strategy(route, store), dry_run=dry_run, field_manager=manager, **adm)
         try:
-            if old is not None:
-                out = await on_update(self.webhooks, request, store, obj, old, dry, warnings, write,
-                                      sub=subresource_name(route.target))
-            else:
-                out = await write(obj, dry)
+            with _naming(store):
+                if old is not None:
+                    out = await on_update(self.webhooks, request, store, obj, old, dry, warnings, write,
+                                          sub=subresource_name(route.target))
+                else:
+                    out = await write(obj, dry)
         except E.StatusError as exc:
             if not creates or exc.code != 404 or not _names_object(exc, route.name):
                 raise

@@ -366,12 +366,15 @@ class CustomResourceStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._generation = None
-        crschema.default(crschema.prune_and_coerce(obj, self.schema), self.schema)
+        if not self._decoded_elsewhere(obj):
+            crschema.default(crschema.prune_and_coerce(obj, self.schema), self.schema)
         if self.status_subresource:
             obj.pop("status", None)
         obj.setdefault("metadata", {})["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        if self.api_version and crtypemeta.checked(obj, self.api_version, self.info.kind):
+            self._refuse_type_meta(obj, None)
         errs = super().validate(obj)
 
         def schema_and_rules() -> list[FieldError]:
@@ -382,7 +385,8 @@ class CustomResourceStrategy(Strategy):
                                            schema_and_rules)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
+        if not self._decoded_elsewhere(new):
+            crschema.default(crschema.prune_and_coerce(new, self.schema), self.schema)
         if self.status_subresource:
             if "status" in old:
                 new["status"] = copy.deepcopy(old["status"])
@@ -416,21 +420,29 @@ class CustomResourceStrategy(Strategy):
         return errs + rehearsed.remembered(self, lambda: rehearsed.custom_resource_inputs(new, old, errs),
                                            schema_and_rules)
 
-    def _refuse_type_meta(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        """A patched object naming another version or kind (registry/crtypemeta.py): `ObjectKinds`' internal
-        error, or `ValidateTypeMeta`'s errors, which return before the metadata, schema and scale checks, then
-        the embedded resources', list types' and rules' (strategy.go `ValidateUpdate`; status_strategy.go's)."""
+    def _decoded_elsewhere(self, obj: dict[str, Any]) -> bool:
+        """Whether `obj` names another group or kind (a patched object or a body: registry/crtypemeta.py), which
+        the request decoder neither pruned nor defaulted (`unstructuredSchemaCoercer.apply`,
+        `unstructuredDefaulter`: the CRD's group and kind only)."""
+        return bool(self.api_version) and crtypemeta.checked(obj, self.api_version, self.info.kind) and \
+            crtypemeta.other_kind(obj, self.api_version, self.info.kind)
+
+    def _refuse_type_meta(self, new: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """A patched object or a body naming another version or kind (registry/crtypemeta.py): `ObjectKinds`'
+        internal error, or `ValidateTypeMeta`'s errors, which return before the metadata, schema and scale checks,
+        then the embedded resources', list types' and rules' (strategy.go `Validate`, `ValidateUpdate`;
+        status_strategy.go's); `old` None: a create's (`rest.BeforeCreate`: the strategy's errors alone)."""
         if (refused := crtypemeta.untyped(new)) is not None:
             raise refused
         errs = crtypemeta.type_meta_errors(new, self.api_version, self.info.kind)
         found: list[FieldError] = []
         if self.embedded_checked:
             found += validate_embedded(new, self.schema)
-        if not crlisttype.validate(old, self.schema):
+        if old is None or not crlisttype.validate(old, self.schema):
             found += crlisttype.validate(new, self.schema)
         errs += found + crdrules.validate(self.rules, self.schema, new, old, errs + found)
         raise crtypemeta.invalid(new, str((new.get("metadata") or {}).get("name") or ""),
-                                 update_causes(self, new, old, errs))
+                                 errs if old is None else update_causes(self, new, old, errs))
 
     def _scale_errors(self, obj: dict[str, Any]) -> list[FieldError]:
         return self.scale.validate(obj, spec=self.scale_spec) if self.scale is not None else []

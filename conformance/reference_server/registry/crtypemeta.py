@@ -1,6 +1,7 @@
 """A custom resource whose `apiVersion` or `kind` names another version or kind than its request's, as
 kube-apiserver 1.33 reads it (a JSON or merge patch's result: apiserver handlers/patch.go
-`applyPatchToCurrentObject`, `runtime.DecodeInto(p.codec, patchedObjJS, objToUpdate)`).
+`applyPatchToCurrentObject`, `runtime.DecodeInto(p.codec, patchedObjJS, objToUpdate)`; a created or updated
+body, decoded likewise, once create.go / update.go accepted its group-version: http/crbodygvk.py).
 
 apiextensions-apiserver's `unstructuredNegotiatedSerializer.DecoderToVersion` (customresource_handler.go) decodes
 through `schemaCoercingDecoder` (`unstructuredSchemaCoercer.apply`: pruned and coerced by
@@ -24,8 +25,9 @@ from .. import apierrors as E
 from ..apierrors import FieldError
 from ..goport.gofmt import go_quote
 
-# a custom resource's JSON or merge patch being written: only its object may name another version or kind (a
-# controller's write of an object an older storage version wrote carries that version: the store relabels it)
+# a custom resource's JSON or merge patch, or its created or updated body (http/crbodygvk.py: another kind of the
+# route's version), being written: only its object may name another version or kind (a controller's write of an
+# object an older storage version wrote carries that version: the store relabels it)
 PATCHING: contextvars.ContextVar[bool] = contextvars.ContextVar("crtypemeta_patching", default=False)
 
 # (`unstructuredSchemaCoercer.apply` with `structuralSchemas[v]` nil: `PruneWithOptions` prunes at the root
@@ -35,7 +37,8 @@ NO_SCHEMA: dict[str, Any] = {"type": "object"}
 
 @contextmanager
 def patching() -> Iterator[None]:
-    """Within: the write of a custom resource's JSON or merge patch (the offloaded calls copy the context)."""
+    """Within: the write of a custom resource's JSON or merge patch, or of its body (the offloaded calls copy the
+    context)."""
     token = PATCHING.set(True)
     try:
         yield
@@ -44,7 +47,8 @@ def patching() -> Iterator[None]:
 
 
 def checked(obj: dict[str, Any], api_version: str, kind: str) -> bool:
-    """Whether `obj` is a patched object naming another version or kind, to be refused (within `patching`)."""
+    """Whether `obj` is a patched object (or a body) naming another version or kind, to be refused (within
+    `patching`)."""
     return PATCHING.get() and names_other(obj, api_version, kind)
 
 
@@ -61,6 +65,12 @@ def group_version(api_version: Any) -> tuple[str, str]:
 def names_other(obj: dict[str, Any], api_version: str, kind: str) -> bool:
     """Whether `obj` names another version or kind than `api_version`/`kind` (or none)."""
     return obj.get("apiVersion") != api_version or obj.get("kind") != kind
+
+
+def other_kind(obj: dict[str, Any], api_version: str, kind: str) -> bool:
+    """Whether `obj` names another group or kind than `api_version`'s group and `kind` (which the decoder does not
+    prune: `decode_schema`'s None)."""
+    return group_version(obj.get("apiVersion"))[0] != group_version(api_version)[0] or obj.get("kind") != kind
 
 
 def decode_schema(obj: dict[str, Any], crd: dict[str, Any] | None, group: str, kind: str,
@@ -109,5 +119,5 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-__all__ = ["NO_SCHEMA", "PATCHING", "checked", "decode_schema", "group_version", "invalid", "names_other", "patching",
-           "type_meta_errors", "untyped"]
+__all__ = ["NO_SCHEMA", "PATCHING", "checked", "decode_schema", "group_version", "invalid", "names_other",
+           "other_kind", "patching", "type_meta_errors", "untyped"]
