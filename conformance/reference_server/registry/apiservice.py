@@ -62,6 +62,7 @@ def availability(apiservice: dict[str, Any],
 
 class APIServiceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
+    allow_unconditional_update = False  # its strategy.go's `AllowUnconditionalUpdate` (and its status one's)
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
         """v1's `SetDefaults_ServiceReference` (kube-aggregator `apiregistration/v1/defaults.go`), run as the body

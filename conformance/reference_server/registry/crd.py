@@ -127,6 +127,7 @@ class _KeyedStore:
 # ---- the CRD itself --------------------------------------------------------------------------------
 class CRDStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
+    allow_unconditional_update = False  # its strategy.go's `AllowUnconditionalUpdate` (and its status one's)
     _old = PerThread()  # the stored spec and generation, between prepare_for_update and canonicalize
 
     def default(self, obj: dict[str, Any], *, update: bool = False) -> None:
@@ -340,6 +341,7 @@ class CRDStore(GroupStore):
 # ---- custom resources ------------------------------------------------------------------------------
 class CustomResourceStrategy(Strategy):
     kube_finalizers = False  # apimachinery's generic ValidateObjectMeta: any qualified finalizer name
+    allow_unconditional_update = False  # its strategy.go's `AllowUnconditionalUpdate` (and its status one's)
     _generation = PerThread()  # an update's new generation, from prepare_for_update to canonicalize (per thread:
     # a rehearsal computes one write in its thread while the loop commits another, and the etcd store computes
     # updates in several threads)

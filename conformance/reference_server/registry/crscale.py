@@ -91,6 +91,10 @@ class CustomScale:
     """One CRD version's scale paths (`subresources.scale`), as the scale model `scale_update` and the HTTP
     layer use (registry/subresources.py's `BuiltinScale` is apps')."""
 
+    # etcd.go `scaleUpdatedObjectInfo`: the Scale's resourceVersion is set on the object only when it has one
+    # (the stored one otherwise, as a custom resource's update needs one)
+    keeps_parent_version = True
+
     def __init__(self, scale: dict[str, Any], api_version: str, mapping: Mapping):
         self.spec_path = str(scale.get("specReplicasPath") or "")
         self.status_path = str(scale.get("statusReplicasPath") or "")

@@ -531,11 +531,6 @@ class GenericStore:
             if not isinstance(nmeta, dict):
                 raise E.bad_request("metadata must be an object")
             cmeta = current["metadata"]
-            rv = nmeta.get("resourceVersion")
-            if rv and self.deviations.active("no-optimistic-locking"):
-                rv = None
-            if rv and str(rv) != cmeta.get("resourceVersion"):
-                raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG, self.group)
             uid = nmeta.get("uid")
             if uid and uid != cmeta.get("uid"):
                 raise E.conflict(self.info.plural, name,
@@ -548,6 +543,7 @@ class GenericStore:
                 nmeta = new.setdefault("metadata", {})
             if admit is not None:
                 admit(new)
+            self._check_update_rv(name, strategy, new["metadata"], cmeta)
             strategy.prepare_for_update(new, current)
             _restore_system_meta(nmeta, cmeta)
             refused = strategy.begin_update(new, current)  # `BeginUpdate`, before `rest.BeforeUpdate`: alone
@@ -583,6 +579,29 @@ class GenericStore:
         if after is not None:
             after()
         return self._finish(result["new"] if deleted else obj)
+
+    def _check_update_rv(self, name: str, strategy: Strategy, nmeta: dict[str, Any], cmeta: dict[str, Any]) -> None:
+        """store.go `Update`, on the object the field manager and mutating admission made (`UpdatedObject`):
+        its `resourceVersion` read by the versioner (a 409 with the `storage.InvalidError`'s text where
+        `ParseUint` refuses it), none ("" or "0") being an unconditional update where the strategy allows one
+        (`AllowUnconditionalUpdate`) and else the 422 `metadata.resourceVersion: Invalid value: 0x0: must be
+        specified for an update` (a `uint64`, printed `%#v`, under the resource's name as its kind), another
+        than the stored one the optimistic lock's 409."""
+        rv = nmeta.get("resourceVersion")
+        if self.deviations.active("no-optimistic-locking"):
+            return
+        text = rv if isinstance(rv, str) else ""
+        bad = versioner_error(text)
+        if bad is not None:
+            raise E.conflict(self.info.plural, name, bad, self.group)
+        if text in ("", "0"):
+            if not strategy.allow_unconditional_update:
+                raise E.invalid(self.info.plural, name, [E.FieldError(
+                    "FieldValueInvalid", "metadata.resourceVersion",
+                    "Invalid value: 0x0: must be specified for an update")], self.group)
+            return
+        if int(text) != int(cmeta.get("resourceVersion") or 0):
+            raise E.conflict(self.info.plural, name, E.OPTIMISTIC_LOCK_MSG, self.group)
 
     # ---- delete ----------------------------------------------------------------------------------
     def delete(self, ns: str, name: str, opts: DeleteOptions, *,

@@ -61,6 +61,9 @@ class Strategy:
 
     subresource = ""
     kube_finalizers = True  # core's finalizer-name rule (validate_object_meta); False for generic-meta kinds
+    # `AllowUnconditionalUpdate`: an update without `metadata.resourceVersion` is made on the stored one (every
+    # built-in kind's strategy); False: refused (store.go `Update`: CRDs, custom resources, APIServices)
+    allow_unconditional_update = True
 
     def __init__(self, info: ResourceInfo):
         self.info = info

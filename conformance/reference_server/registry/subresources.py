@@ -167,6 +167,7 @@ class BuiltinScale:
 
     mapping: Mapping = APPS_MAPPING
     parent_version = PARENT_VERSION
+    keeps_parent_version = False  # `deployment.ResourceVersion = scale.ResourceVersion`: none is unconditional
 
     def scale_of(self, obj: dict[str, Any]) -> dict[str, Any]:
         """GET's Scale (and the one a write answers, and admission's)."""
@@ -236,7 +237,7 @@ def scale_update(resource: str, group: str, name: str,
         rv = smeta.get("resourceVersion")
         if rv:
             current["metadata"]["resourceVersion"] = rv
-        else:
+        elif not model.keeps_parent_version:
             current["metadata"].pop("resourceVersion", None)
         merged = to_parent(parent_fields, smeta.get("managedFields"), model.mapping, model.parent_version)
         if merged:

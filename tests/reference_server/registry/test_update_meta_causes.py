@@ -38,12 +38,14 @@ def _create(http: requests.Session, collection: str, body: dict[str, Any]) -> di
     return r.json()
 
 
-def _put_meta(http: requests.Session, collection: str, obj: dict[str, Any], sub: str = "",
+def _put_meta(http: requests.Session, collection: str, obj: dict[str, Any], sub: str = "", conditional: bool = False,
               **meta: Any) -> requests.Response:
     """PUT `obj` back (to its `sub` subresource) with its metadata's keys `meta` set, unconditionally (a controller
-    may have written it since: a PersistentVolume's phase)."""
+    may have written it since: a PersistentVolume's phase), or with its resourceVersion (`conditional`: a CRD's
+    and a custom resource's strategies allow no unconditional update)."""
     obj["metadata"].update(meta)
-    obj["metadata"].pop("resourceVersion", None)
+    if not conditional:
+        obj["metadata"].pop("resourceVersion", None)
     return http.put(f"{collection}/{obj['metadata']['name']}{sub}", json=obj)
 
 
@@ -194,13 +196,13 @@ def test_a_crd_and_its_custom_resources_validate_the_metadata_update_only(http: 
     assert create_crd(http, url, schemaless_crd(group, "widgets", "Widget")).status_code == 201
     try:
         crds = f"{url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-        r = _put_meta(http, crds, http.get(f"{crds}/{crd_name}").json(), labels={"a": "-x"})
+        r = _put_meta(http, crds, http.get(f"{crds}/{crd_name}").json(), conditional=True, labels={"a": "-x"})
         assert _causes(r) == [BAD_LABEL] * 3
         assert r.json()["message"] == (f'CustomResourceDefinition.apiextensions.k8s.io "{crd_name}" is invalid: '
                                        f"metadata.labels: {LABEL_VALUE}")
         widgets = f"{url}/apis/{group}/v1/namespaces/{ns}/widgets"
         obj = _create(http, widgets, {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w"}})
-        assert _causes(_put_meta(http, widgets, obj, labels={"a": "-x"})) == [BAD_LABEL] * 3
+        assert _causes(_put_meta(http, widgets, obj, conditional=True, labels={"a": "-x"})) == [BAD_LABEL] * 3
     finally:
         delete_crd(http, url, crd_name)
 

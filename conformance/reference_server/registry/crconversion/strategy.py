@@ -30,6 +30,7 @@ class ConvertingStrategy(Strategy):
         self.api_version, self.storage_api_version = api_version, storage_api_version
         self.subresource, self.schema = inner.subresource, inner.schema
         self.kube_finalizers = inner.kube_finalizers
+        self.allow_unconditional_update = inner.allow_unconditional_update
         # (a webhook's answer is pruned by the storage version's schema, whatever this version's is)
         differs = storage_schema != inner.schema or converter.webhook
         self._storage_schema = storage_schema if differs else None
