@@ -53,9 +53,14 @@ def _bad_request(message: str) -> dict[str, Any]:
 
 
 def _write(http: requests.Session, base: str, verb: str, body: dict[str, Any], **params: str) -> requests.Response:
-    """`body` (named `t`) created at `base` (verb "create") or put over `t`."""
+    """`body` (named `t`) created at `base` (verb "create") or put over `t`, with the stored `t`'s resourceVersion
+    unless it has one (a custom resource's update needs one: `AllowUnconditionalUpdate` is false)."""
     if verb == "create":
         return http.post(base, data=json.dumps(body), params=params, headers={"Content-Type": "application/json"})
+    meta = body.get("metadata")
+    stored = http.get(f"{base}/t")
+    if isinstance(meta, dict) and "resourceVersion" not in meta and stored.status_code == 200:
+        body = {**body, "metadata": {**meta, "resourceVersion": stored.json()["metadata"]["resourceVersion"]}}
     return http.put(f"{base}/t", data=json.dumps(body), params=params, headers={"Content-Type": "application/json"})
 
 

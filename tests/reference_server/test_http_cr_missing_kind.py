@@ -98,5 +98,7 @@ def test_a_kind_and_no_api_version_is_created(http, base) -> None:
     but create.go's `AcceptsGroupVersion` then refuses the empty group-version)."""
     r = http.post(base, data='{"kind": "NoKind", "metadata": {"name": "made"}}', headers=JSON)
     assert r.status_code == 201 and r.json()["apiVersion"] == f"{GROUP}/v1", r.text
-    r = http.put(f"{base}/made", json={"kind": "NoKind", "metadata": {"name": "made", "labels": {"a": "b"}}})
+    rv = r.json()["metadata"]["resourceVersion"]
+    r = http.put(f"{base}/made", json={"kind": "NoKind", "metadata": {"name": "made", "labels": {"a": "b"},
+                                                                      "resourceVersion": rv}})
     assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"a": "b"}, r.text
