@@ -144,14 +144,20 @@ class GuardedRequestHandler(RequestHandler):
         self._request_count -= 1
         self._close = True
         self._lingering_time = 0.0
+        read = False  # whether a handler is to read the body: else it was answered, its rest being drained
         for i, (message, queued) in enumerate(self._messages):  # its request not begun yet
             if queued is payload and type(message) is RawRequestMessage:
                 self._messages[i] = (message._replace(should_close=True), queued)
+                read = True
         request = self._current_request
-        if request is not None and request._payload is payload:
+        if request is not None and request._payload is payload and self._request_in_progress:
             request._message = request._message._replace(should_close=True)
             request._cache.pop("keep_alive", None)
-        payload.set_exception(chunk_refusal.error(refusal.exc))
+            read = True
+        if read:
+            payload.set_exception(chunk_refusal.error(refusal.exc))
+        else:  # the drain (aiohttp's lingering read) ends, the connection closes, as Go's discard fails
+            payload.feed_eof()
 
     def _after_chunked(self, before: bytes, data: bytes) -> bytes | None:
         """The bytes of `data` after the chunked body it ended (the parser was in state `before`), when they are to

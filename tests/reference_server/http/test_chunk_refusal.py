@@ -78,3 +78,25 @@ def test_the_refused_line_is_read_from_aiohttps_message() -> None:
     assert chunk_refusal.refused_line("Invalid character in chunk size:\n\n  b'zz'\n    ^") == (
         "Invalid character in chunk size", b"zz")
     assert chunk_refusal.refused_line("odd") == ("odd", None)
+
+
+@pytest.mark.skipif(not chunked_end.SUPPORTED, reason="llhttp's state is not reachable here")
+def test_a_refused_chunk_of_a_body_already_answered_closes_the_connection(server) -> None:
+    """Its handler answered without reading it (an unknown path's 404); its rest is drained, as Go's `writeHeader`
+    discards it, until the refusal: then the connection closes, no second answer after it."""
+    with connect(server) as conn:
+        conn.settimeout(5)  # (aiohttp's drain of a body lasts up to 10 s)
+        conn.sendall(HEAD.replace(b"/api/v1/namespaces/default/configmaps?dryRun=All", b"/chunk-refused")
+                     + b"3\r\nabc\r\n")
+        got = b""
+        while b"\r\n\r\n" not in got.removeprefix(CONTINUE):  # the 404's head (after a 100 Continue, if any)
+            chunk = conn.recv(65536)
+            assert chunk, got
+            got += chunk
+        conn.sendall(b"zz\r\n")
+        try:
+            got += read_until_closed(conn)
+        except socket.timeout:
+            pytest.fail("the connection stays open")
+    assert got.count(b"HTTP/1.1 ") - got.count(CONTINUE) == 1, got
+    assert b"HTTP/1.1 404 " in got, got
