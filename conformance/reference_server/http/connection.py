@@ -23,7 +23,7 @@ from aiohttp.streams import EMPTY_PAYLOAD
 from aiohttp.web_protocol import (MAX_MSG_QUEUE_SIZE, HttpProcessingError, HttpRequestParser, RequestPayloadError,
                                   _ErrInfo)
 
-from . import chunked_end, chunked_length, go_answers, head_pieces, head_repair, repeated_headers
+from . import chunk_refusal, chunked_end, chunked_length, go_answers, head_pieces, head_repair, repeated_headers
 from .chain_headers import BareResponse
 from .gopath import bad_escape
 from .fastwrite import SUPPORTED, eligible, write_whole
@@ -75,6 +75,7 @@ class GuardedRequestHandler(RequestHandler):
             self._hold(data)
             return
         count = self._request_count
+        body = self._last_payload  # a body this read may belong to, which llhttp may refuse (`_body_refused`)
         state = self._state
         begins = state is not None and state.value == head_repair.IDLE  # this read begins a request
         partial = self._partial
@@ -94,6 +95,8 @@ class GuardedRequestHandler(RequestHandler):
         if waiter is not None and self._close and not closed:  # aiohttp's `close` (a body's end) cancels it
             waiter.cancel()
         if self._request_count != count:  # a complete request line + headers arrived
+            if body is not None and not body.is_eof() and type(self._messages[-1][0]) is _ErrInfo:
+                return self._body_refused(body)
             near_budget = self._head_bytes + len(data) > go_answers.MAX_HEADER_BYTES  # rare: then measure the head
             self._head_bytes = 0
             self._disarm_header_timer()
@@ -131,6 +134,30 @@ class GuardedRequestHandler(RequestHandler):
                     self._partial = bytearray(data[end:])
         if not self._request_in_progress and not self._messages:
             self._arm_header_timer()
+
+    def _body_refused(self, payload: Any) -> None:
+        """llhttp refused bytes inside `payload`'s chunked body (aiohttp queued its refusal as a next request and
+        left the body waiting): the handler's body read fails at once with chunked.go's error
+        (`chunk_refusal`), and, as Go's `conn.serve` after a body read error, the answer closes the connection
+        (`Connection: close`) and nothing after it is read, not even the rest of the body."""
+        refusal = self._messages.pop()[0]
+        self._request_count -= 1
+        self._close = True
+        self._lingering_time = 0.0
+        read = False  # whether a handler is to read the body: else it was answered, its rest being drained
+        for i, (message, queued) in enumerate(self._messages):  # its request not begun yet
+            if queued is payload and type(message) is RawRequestMessage:
+                self._messages[i] = (message._replace(should_close=True), queued)
+                read = True
+        request = self._current_request
+        if request is not None and request._payload is payload and self._request_in_progress:
+            request._message = request._message._replace(should_close=True)
+            request._cache.pop("keep_alive", None)
+            read = True
+        if read:
+            payload.set_exception(chunk_refusal.error(refusal.exc))
+        else:  # the drain (aiohttp's lingering read) ends, the connection closes, as Go's discard fails
+            payload.feed_eof()
 
     def _after_chunked(self, before: bytes, data: bytes) -> bytes | None:
         """The bytes of `data` after the chunked body it ended (the parser was in state `before`), when they are to
