@@ -88,7 +88,8 @@ def test_content_finalizer(srv):
     stage_crd(base)
     namespace(base, "demo")
     requests.post(f"{base}/apis/example.com/v1/namespaces/demo/widgets",
-                  json={"kind": "Widget", "metadata": {"name": "held", "finalizers": ["example.com/hold"]}})
+                  json={"apiVersion": "example.com/v1", "kind": "Widget",
+                        "metadata": {"name": "held", "finalizers": ["example.com/hold"]}})
     requests.post(f"{base}/api/v1/namespaces/demo/configmaps",
                   json={"metadata": {"name": "pvc-like", "finalizers": ["kubernetes.io/pvc-protection"]}})
     requests.delete(f"{base}/api/v1/namespaces/demo")

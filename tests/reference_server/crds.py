@@ -85,3 +85,11 @@ def delete_crd(http: Any, base: str, name: str, timeout: float = 30.0) -> None:
             if line and json.loads(line).get("type") == "DELETED":
                 return
     raise AssertionError(f"CRD {name}: still there after {timeout} s")
+
+
+def api_version_of(url: str) -> str:
+    """The `<group>/<version>` of a custom resource URL (`.../apis/<group>/<version>/...`): the `apiVersion` a real
+    client's body names (one without is refused: http/crbodygvk.py)."""
+    _, _, rest = url.partition("/apis/")
+    group, version = rest.split("/")[:2]
+    return f"{group}/{version}"

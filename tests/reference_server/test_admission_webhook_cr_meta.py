@@ -27,7 +27,8 @@ def test_a_mutating_webhook_sees_the_decoded_root_metadata(server: RunningServer
     configure(server, MUTATING, None, f"cfg-{group}", f"{hook.url}/allow", hook.ca_bundle, ["hooked"],
               operations=["CREATE"], api_groups=[group], session=http)
     r = http.post(f"{server.url}/apis/{group}/v1/hooked", headers={"Content-Type": "application/json"},
-                  data='{"kind": "Hooked", "metadata": {"name": "h", "labels": {"a": null}, "generation": 1.0}}')
+                  data=f'{{"apiVersion": "{group}/v1", "kind": "Hooked", '
+                       '"metadata": {"name": "h", "labels": {"a": null}, "generation": 1.0}}')
     assert r.status_code == 201, r.text
     path, review = hook.reviews[-1]
     assert path.startswith("/allow")

@@ -16,6 +16,7 @@ from conformance.reference_server.embedded import RunningServer
 from conformance.reference_server.registry import crdrules
 
 from .conftest import unique
+from .crds import api_version_of
 from tests.reference_server.crds import create_crd
 from tests.reference_server.ownserver import own_server
 
@@ -63,8 +64,8 @@ def served(srv: RunningServer, schema: dict[str, Any]) -> str:
     return f"{srv.url}/apis/{group}/v1/namespaces/{ns}/gadgets"
 
 
-def gadget(name: str, spec: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"apiVersion": "", "kind": "Gadget", "metadata": {"name": name}, "spec": spec, **extra}
+def gadget(coll: str, name: str, spec: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"apiVersion": api_version_of(coll), "kind": "Gadget", "metadata": {"name": name}, "spec": spec, **extra}
 
 
 def refused(r: requests.Response) -> tuple[str, list[dict[str, str]]]:
@@ -162,11 +163,11 @@ def test_a_crd_update_adding_a_bad_rule_is_refused(srv):
 def test_root_rule_sees_metadata_name_and_fails_at_nil(srv):
     coll = served(srv, spec_schema({"a": {"type": "integer"}}, root_rules=[
         {"rule": "self.metadata.name.startsWith('g')", "message": "name must start with g"}]))
-    message, causes = refused(requests.post(coll, json=gadget("x", {"a": 1})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "x", {"a": 1})))
     assert message == '<nil>: Invalid value: "object": name must start with g'
     assert causes == [{"reason": "FieldValueInvalid", "message": 'Invalid value: "object": name must start with g',
                        "field": "<nil>"}]
-    assert requests.post(coll, json=gadget("g1", {"a": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"a": 1})).status_code == 201
 
 
 def test_nested_list_item_and_map_value_rules(srv):
@@ -179,7 +180,7 @@ def test_nested_list_item_and_map_value_rules(srv):
             "type": "string", "x-kubernetes-validations": [{"rule": "self.size() <= 3"}]}},
     }, [{"rule": "!has(self.ports) || size(self.ports) <= 2", "message": "at most two ports"}]))
     spec = {"replicas": -1, "ports": [{"port": 80}, {"port": 70000}, {"port": 1}], "labels": {"a": "long", "b": "ok"}}
-    message, causes = refused(requests.post(coll, json=gadget("g1", spec)))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g1", spec)))
     # (the schema's properties in the stored CRD's order: a Go map's, sorted; upstream's follow Go's map order)
     assert message == ('[spec: Invalid value: "object": at most two ports, '
                        'spec.labels[a]: Invalid value: "string": failed rule: self.size() <= 3, '
@@ -187,7 +188,7 @@ def test_nested_list_item_and_map_value_rules(srv):
                        'spec.replicas: Invalid value: "integer": failed rule: self >= 0]')
     assert [c["field"] for c in causes] == ["spec", "spec.labels[a]", "spec.ports[1]", "spec.replicas"]
     ok = {"replicas": 1, "ports": [{"port": 80}], "labels": {"a": "ok"}}
-    assert requests.post(coll, json=gadget("g1", ok)).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", ok)).status_code == 201
 
 
 def test_message_expression_reason_and_field_path(srv):
@@ -197,31 +198,31 @@ def test_message_expression_reason_and_field_path(srv):
         {"rule": "self.max < 100", "reason": "FieldValueRequired", "message": "max must be small"},
         {"rule": "self.max != 50", "reason": "FieldValueDuplicate"},
     ]))
-    message, causes = refused(requests.post(coll, json=gadget("g1", {"min": 5, "max": 1})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g1", {"min": 5, "max": 1})))
     assert message == "spec.min: Forbidden: min 5 exceeds max"
     assert causes[0]["reason"] == "FieldValueForbidden"
-    message, causes = refused(requests.post(coll, json=gadget("g1", {"min": 5, "max": 500})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g1", {"min": 5, "max": 500})))
     assert message == "spec: Required value: max must be small"
-    message, causes = refused(requests.post(coll, json=gadget("g1", {"min": 5, "max": 50})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g1", {"min": 5, "max": 50})))
     assert message == 'spec: Duplicate value: "object"' and causes[0]["reason"] == "FieldValueDuplicate"
 
 
 def test_evaluation_error_is_reported_with_the_rule(srv):
     coll = served(srv, spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}}, [{"rule": "self.b > 0"}]))
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"a": 1})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"a": 1})))
     assert message == 'spec: Invalid value: "object": no such key: b evaluating rule: self.b > 0'
 
 
 def test_transition_rule_runs_on_update_only(srv):
     coll = served(srv, spec_schema({"name": {"type": "string", "x-kubernetes-validations": [
         {"rule": "self == oldSelf", "message": "name is immutable"}]}, "size": {"type": "integer"}}))
-    assert requests.post(coll, json=gadget("g1", {"name": "a", "size": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"name": "a", "size": 1})).status_code == 201
     ok = requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"size": 2}}), headers=MERGE)
     assert ok.status_code == 200, ok.text
     message, _ = refused(requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"name": "b"}}), headers=MERGE))
     assert message == 'spec.name: Invalid value: "string": name is immutable'
     # a value that was absent has no oldSelf: the rule does not run
-    assert requests.post(coll, json=gadget("g2", {"size": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g2", {"size": 1})).status_code == 201
     assert requests.patch(f"{coll}/g2", data=json.dumps({"spec": {"name": "x"}}), headers=MERGE).status_code == 200
 
 
@@ -229,9 +230,9 @@ def test_optional_old_self_rule_runs_on_create_too(srv):
     coll = served(srv, spec_schema({"n": {"type": "integer"}}, [
         {"rule": "!oldSelf.hasValue() ? self.n == 1 : self.n >= oldSelf.value().n", "optionalOldSelf": True,
          "message": "starts at 1 and never decreases"}]))
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"n": 2})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"n": 2})))
     assert message == 'spec: Invalid value: "object": starts at 1 and never decreases'
-    assert requests.post(coll, json=gadget("g1", {"n": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"n": 1})).status_code == 201
     assert requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"n": 3}}), headers=MERGE).status_code == 200
     refused(requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"n": 2}}), headers=MERGE))
 
@@ -240,7 +241,7 @@ def test_status_writes_run_the_status_rules(srv):
     coll = served(srv, spec_schema({"a": {"type": "integer"}}, status={
         "type": "object", "properties": {"ready": {"type": "integer"}},
         "x-kubernetes-validations": [{"rule": "self.ready <= 3", "message": "at most 3 ready"}]}))
-    created = requests.post(coll, json=gadget("g1", {"a": 1}))
+    created = requests.post(coll, json=gadget(coll, "g1", {"a": 1}))
     assert created.status_code == 201
     obj = created.json()
     obj["status"] = {"ready": 4}
@@ -252,7 +253,7 @@ def test_status_writes_run_the_status_rules(srv):
 
 def test_schema_errors_block_the_rules(srv):
     coll = served(srv, spec_schema({"a": {"type": "integer"}}, [{"rule": "self.a > 5"}]))
-    message, causes = refused(requests.post(coll, json=gadget("g1", {"a": "x"})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g1", {"a": "x"})))
     assert message == ('[spec.a: Invalid value: "string": spec.a in body must be of type integer: "string", <nil>: '
                        'Invalid value: "null": some validation rules were not checked because the object was invalid; '
                        "correct the existing errors to complete validation]")
@@ -264,7 +265,7 @@ def test_ratcheting_keeps_an_unchanged_violation(srv):
     (CRDValidationRatcheting, GA in 1.33), one that changes it must satisfy the rule."""
     schema = spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}})
     coll = served(srv, schema)
-    assert requests.post(coll, json=gadget("g1", {"a": 10, "b": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"a": 10, "b": 1})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     url = f"{srv.url}{CRDS}/gadgets.{group}"
     current = requests.get(url).json()
@@ -279,8 +280,8 @@ def test_ratcheting_keeps_an_unchanged_violation(srv):
 def test_escaped_property_names_and_numbers_as_doubles(srv):
     coll = served(srv, spec_schema({"max-size": {"type": "number"}}, [
         {"rule": "self.max__dash__size == 2.0", "message": "must be 2"}]))
-    assert requests.post(coll, json=gadget("g1", {"max-size": 2})).status_code == 201
-    message, _ = refused(requests.post(coll, json=gadget("g2", {"max-size": 3})))
+    assert requests.post(coll, json=gadget(coll, "g1", {"max-size": 2})).status_code == 201
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", {"max-size": 3})))
     assert message == 'spec: Invalid value: "object": must be 2'
 
 
@@ -343,7 +344,7 @@ def test_map_list_items_correlate_by_key_for_transition_rules(srv):
                   "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
                   "x-kubernetes-validations": [{"rule": "self.port == oldSelf.port",
                                                 "message": "port is immutable"}]}}}))
-    assert requests.post(coll, json=gadget("g1", {"ports": [{"name": "a", "port": 1}]})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"ports": [{"name": "a", "port": 1}]})).status_code == 201
     reordered = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 1}]}}
     assert requests.patch(f"{coll}/g1", data=json.dumps(reordered), headers=MERGE).status_code == 200
     changed = {"spec": {"ports": [{"name": "b", "port": 9}, {"name": "a", "port": 2}]}}
@@ -360,9 +361,9 @@ def test_formatted_strings_are_cel_timestamps_durations_and_bytes(srv):
         {"rule": "self.every <= duration('1h')", "message": "every is too long"},
         {"rule": "size(self.blob) == 3", "message": "blob is not 3 bytes"}]))
     good = {"at": "2021-05-01T10:00:00Z", "day": "2025-01-01", "every": "30m", "blob": "YWJj"}
-    assert requests.post(coll, json=gadget("g1", good)).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", good)).status_code == 201
     bad = {"at": "2019-05-01T10:00:00Z", "day": "2031-01-01", "every": "2h", "blob": "YWJjZA=="}
-    message, _ = refused(requests.post(coll, json=gadget("g2", bad)))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", bad)))
     assert message == ('[spec: Invalid value: "object": at is too early, spec: Invalid value: "object": day is too '
                        'late, spec: Invalid value: "object": every is too long, spec: Invalid value: "object": blob is '
                        "not 3 bytes]")
@@ -379,17 +380,17 @@ def test_schema_defaults_are_applied_before_the_rules(srv):
                                          "port": {"type": "integer"}, "tags": tags},
         "x-kubernetes-validations": [{"rule": "self.kind == 'Service' ? has(self.port) : true",
                                       "message": "Must have port for Service reference"}]}}}))
-    made = requests.post(coll, json=gadget("g1", {"refs": [{"name": "a", "port": 80, "tags": {"t": None}}]}))
+    made = requests.post(coll, json=gadget(coll, "g1", {"refs": [{"name": "a", "port": 80, "tags": {"t": None}}]}))
     assert made.status_code == 201, made.text
     assert made.json()["spec"]["refs"] == [{"name": "a", "kind": "Service", "port": 80, "tags": {"t": "none"}}]
-    message, _ = refused(requests.post(coll, json=gadget("g2", {"refs": [{"name": "a"}]})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", {"refs": [{"name": "a"}]})))
     assert message == 'spec.refs[0]: Invalid value: "object": Must have port for Service reference'
 
 
 def test_runtime_errors_in_cel_gos_words(srv):
     coll = served(srv, spec_schema({"n": {"type": "integer"}, "l": {"type": "array", "items": {"type": "integer"}}}, [
         {"rule": "self.n + 9223372036854775807 > 0"}, {"rule": "self.l[3] > 0", "message": "third item positive"}]))
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"n": 1, "l": [1]})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"n": 1, "l": [1]})))
     assert message == ('[spec: Invalid value: "object": integer overflow evaluating rule: self.n + '
                        '9223372036854775807 > 0, spec: Invalid value: "object": index out of bounds: 3 evaluating '
                        "rule: third item positive]")
@@ -494,16 +495,16 @@ def test_conversions_of_field_values_read_as_cel_go(srv):
         {"rule": "!has(self.count) || uint(self.count) > 0u"},
         {"rule": "!has(self.ratio) || self.ratio < 1.0", "messageExpression": "string(self.ratio)"}]))
     good = {"every": "1µs", "at": "2006-01-02T1:04:05Z", "count": "3"}
-    made = requests.post(coll, json=gadget("g1", good))
+    made = requests.post(coll, json=gadget(coll, "g1", good))
     assert made.status_code == 201, made.text
-    message, _ = refused(requests.post(coll, json=gadget("g2", {"every": "33hmhh9", "count": "+1",
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", {"every": "33hmhh9", "count": "+1",
                                                                 "ratio": 1e21})))
     assert message == ("[spec: Invalid value: \"object\": type conversion error from 'string' to "
                        "'google.protobuf.Duration' evaluating rule: !has(self.every) || duration(self.every) > "
                        "duration('0s'), spec: Invalid value: \"object\": type conversion error from 'string' to 'uint' "
                        "evaluating rule: !has(self.count) || uint(self.count) > 0u, spec: Invalid value: \"object\": "
                        "1e+21]")
-    message, _ = refused(requests.post(coll, json=gadget("g3", {"at": "2006-01-02t15:04:05z"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g3", {"at": "2006-01-02t15:04:05z"})))
     assert message == ("spec: Invalid value: \"object\": type conversion error from 'string' to "
                        "'google.protobuf.Timestamp' evaluating rule: !has(self.at) || timestamp(self.at) > "
                        "timestamp('2000-01-01T00:00:00Z')")
@@ -527,11 +528,11 @@ def test_date_time_and_duration_fields_keep_their_nanoseconds(srv):
         {"rule": "self.ds.all(k, self.ds[k] < duration('2us'))", "message": "a duration is too long"}]))
     good = {"t1": "2024-01-01T00:00:00.000000100Z", "t2": "2024-01-01T00:00:00.000000600Z", "d": "1ns",
             "ts": ["2024-01-01T00:00:00.000000599Z"], "ds": {"a": "1999ns"}}
-    made = requests.post(coll, json=gadget("g1", good))
+    made = requests.post(coll, json=gadget(coll, "g1", good))
     assert made.status_code == 201, made.text
     bad = {"t1": "2024-01-01T00:00:00.000000600Z", "t2": "2024-01-01T00:00:00.000000100Z", "d": "2ns",
            "ts": ["2024-01-01T00:00:00.000000100Z"], "ds": {"a": "2001ns"}}
-    message, _ = refused(requests.post(coll, json=gadget("g2", bad)))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", bad)))
     assert message == ('[spec: Invalid value: "object": t2 is not after t1, spec: Invalid value: "object": not 500ns '
                        'apart, spec: Invalid value: "object": d is not 1ns, spec: Invalid value: "object": a time is '
                        'not before t2, spec: Invalid value: "object": a duration is too long]')
@@ -541,8 +542,8 @@ def test_a_date_time_field_rule_prints_its_nanoseconds(srv):
     """`string(self.at)` of a `date-time` field is Go's RFC3339Nano of the parsed time, every digit kept."""
     coll = served(srv, spec_schema({"at": {"type": "string", "format": "date-time"}}, [
         {"rule": "string(self.at) == '2024-01-01T00:00:00.123456789Z'", "messageExpression": "string(self.at)"}]))
-    assert requests.post(coll, json=gadget("g1", {"at": "2024-01-01T00:00:00.123456789Z"})).status_code == 201
-    message, _ = refused(requests.post(coll, json=gadget("g2", {"at": "2024-01-01T00:00:00.123456780Z"})))
+    assert requests.post(coll, json=gadget(coll, "g1", {"at": "2024-01-01T00:00:00.123456789Z"})).status_code == 201
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", {"at": "2024-01-01T00:00:00.123456780Z"})))
     assert message == 'spec: Invalid value: "object": 2024-01-01T00:00:00.12345678Z'
 
 
@@ -552,8 +553,8 @@ def test_a_map_is_indexed_by_a_number_of_another_numeric_type(srv):
     coll = served(srv, spec_schema({"n": {"type": "number"}}, [
         {"rule": "{1: 'a', 2: 'b'}[dyn(self.n)] == 'b'", "message": "not b"},
         {"rule": "dyn(self.n) in {2u: true} && dyn(uint(self.n)) in {2: true}", "message": "not in"}]))
-    assert requests.post(coll, json=gadget("g1", {"n": 2})).status_code == 201
-    message, _ = refused(requests.post(coll, json=gadget("g2", {"n": 2.5})))
+    assert requests.post(coll, json=gadget(coll, "g1", {"n": 2})).status_code == 201
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", {"n": 2.5})))
     assert message == ('[spec: Invalid value: "object": no such key: 2.5 evaluating rule: not b, '
                        'spec: Invalid value: "object": not in]')
 
@@ -564,7 +565,7 @@ def test_an_optional_old_self_transition_rule_sees_nanoseconds(srv):
     coll = served(srv, spec_schema({"at": {"type": "string", "format": "date-time"}}, [
         {"rule": "!oldSelf.hasValue() || self.at >= oldSelf.value().at", "optionalOldSelf": True,
          "message": "at moved back"}]))
-    assert requests.post(coll, json=gadget("g1", {"at": "2024-01-01T00:00:00.000000200Z"})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"at": "2024-01-01T00:00:00.000000200Z"})).status_code == 201
     message, _ = refused(requests.patch(f"{coll}/g1", json={"spec": {"at": "2024-01-01T00:00:00.000000100Z"}},
                                         headers=MERGE))
     assert message == 'spec: Invalid value: "object": at moved back'
@@ -575,7 +576,7 @@ def test_an_object_holding_a_nanosecond_time_compares_whole_as_cel_go(srv):
     at another offset is equal), not the texts this server hands cel-rust for values finer than a microsecond."""
     coll = served(srv, spec_schema({"at": {"type": "string", "format": "date-time"}, "n": {"type": "integer"}}, [
         {"rule": "self == oldSelf", "message": "spec is immutable"}]))
-    assert requests.post(coll, json=gadget("g1", {"at": "2024-01-01T00:00:00.000000100Z", "n": 1})).status_code \
+    assert requests.post(coll, json=gadget(coll, "g1", {"at": "2024-01-01T00:00:00.000000100Z", "n": 1})).status_code \
         == 201
     same = requests.patch(f"{coll}/g1", json={"spec": {"at": "2024-01-01T01:00:00.000000100+01:00"}},
                           headers=MERGE)
@@ -589,5 +590,5 @@ def test_a_message_expression_formats_a_duration_field_to_the_nanosecond(srv):
     """`'%s'.format([self.d])` prints cel-go's `string()` of the duration (`ext/formatting.go`), every digit."""
     coll = served(srv, spec_schema({"d": {"type": "string", "format": "duration"}}, [
         {"rule": "self.d < duration('1us')", "messageExpression": "'d is %s'.format([self.d])"}]))
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"d": "1000001ns"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"d": "1000001ns"})))
     assert message == 'spec: Invalid value: "object": d is 0.001000001s'

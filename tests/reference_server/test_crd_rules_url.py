@@ -13,10 +13,10 @@ def test_url_rules_follow_go(srv):  # noqa: F811
         {"rule": "!isURL(self.endpoint) || url(self.endpoint).getHostname() == 'bücher.example'",
          "message": "endpoint must be on bücher.example"},
     ]))
-    ok = requests.post(coll, json=gadget("g1", {"endpoint": "https://b%C3%BCcher.example/hook"}))
+    ok = requests.post(coll, json=gadget(coll, "g1", {"endpoint": "https://b%C3%BCcher.example/hook"}))
     assert ok.status_code == 201, ok.text
-    message, causes = refused(requests.post(coll, json=gadget("g2", {"endpoint": "https://[fe80::%31]/hook"})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g2", {"endpoint": "https://[fe80::%31]/hook"})))
     assert message == 'spec: Invalid value: "object": endpoint must be a URL'
     assert [c["reason"] for c in causes] == ["FieldValueInvalid"]
-    message, _ = refused(requests.post(coll, json=gadget("g3", {"endpoint": "https://other.example/hook"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g3", {"endpoint": "https://other.example/hook"})))
     assert message == 'spec: Invalid value: "object": endpoint must be on bücher.example'

@@ -37,11 +37,11 @@ def test_a_rule_past_the_per_call_limit_is_cancelled(srv: RunningServer) -> None
     and the next rule runs."""
     rule = f"!self.a.matches('{_regex()}')"
     url = served(srv, _spec([{"rule": rule}, {"rule": "self.a == 'never'", "message": "second rule"}]))
-    message, causes = refused(requests.post(url, json=gadget("big", {"a": "x" * 10_000})))
+    message, causes = refused(requests.post(url, json=gadget(url, "big", {"a": "x" * 10_000})))
     assert message == ("spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no "
                        f"further validation rules will be run due to call cost exceeds limit for rule: {rule}")
     assert [c["field"] for c in causes] == ["spec"]
-    message, _ = refused(requests.post(url, json=gadget("fits", {"a": "x" * 9_980})))
+    message, _ = refused(requests.post(url, json=gadget(url, "fits", {"a": "x" * 9_980})))
     assert message == 'spec: Invalid value: "object": second rule'
 
 
@@ -50,12 +50,12 @@ def test_rules_that_exhaust_the_budget_of_the_object(srv: RunningServer) -> None
     9,970 left: `validation failed due to running out of cost budget`, once, at the rules' node."""
     rules = [{"rule": f"!self.a.matches('{_regex(i)}')"} for i in range(11)]
     url = served(srv, _spec(rules))
-    message, causes = refused(requests.post(url, json=gadget("many", {"a": "x" * 9_980})))
+    message, causes = refused(requests.post(url, json=gadget(url, "many", {"a": "x" * 9_980})))
     assert message == ('spec: Invalid value: "object": validation failed due to running out of cost budget, no '
                        "further validation rules will be run")
     assert len(causes) == 1
     url = served(srv, _spec(rules[:10]))  # ten alone fit
-    assert requests.post(url, json=gadget("ten", {"a": "x" * 9_980})).status_code == 201
+    assert requests.post(url, json=gadget(url, "ten", {"a": "x" * 9_980})).status_code == 201
 
 
 def test_a_message_expression_past_the_budget_stops_the_rules() -> None:

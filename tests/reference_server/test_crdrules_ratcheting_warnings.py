@@ -28,7 +28,7 @@ def _tighten(base: str, url: str, rules: dict[str, list[dict[str, str]]]) -> Non
 
 def _served_with_violation(srv) -> tuple[str, str]:  # noqa: F811
     coll = served(srv, spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}}))
-    assert requests.post(coll, json=gadget("g1", {"a": 10, "b": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"a": 10, "b": 1})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     crd_url = f"{srv.url}{CRDS}/gadgets.{group}"
     _tighten(srv.url, crd_url, {"a": [{"rule": "self < 5"}]})
@@ -60,7 +60,7 @@ def test_the_warning_goes_out_with_an_error_too(srv):  # noqa: F811
 
 def test_transition_rules_are_not_ratcheted(srv):  # noqa: F811
     coll = served(srv, spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}}))
-    assert requests.post(coll, json=gadget("g1", {"a": 10, "b": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"a": 10, "b": 1})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     _tighten(srv.url, f"{srv.url}{CRDS}/gadgets.{group}", {"a": [{"rule": "self == oldSelf && self < 5"}]})
     r = requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"b": 2}}), headers=MERGE)
@@ -92,7 +92,7 @@ def test_a_warning_no_header_can_carry_is_dropped(srv):  # noqa: F811
     """A messageExpression may hold a carriage return: never written into a header (200 / 422, not a 500).
     (`format`, not `+ string(self)`: 1.33's cost estimate refuses concatenating an unbounded string.)"""
     coll = served(srv, spec_schema({"a": {"type": "integer"}, "b": {"type": "integer"}}))
-    assert requests.post(coll, json=gadget("g1", {"a": 10, "b": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"a": 10, "b": 1})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     _tighten(srv.url, f"{srv.url}{CRDS}/gadgets.{group}", {
         "a": [{"rule": "self < 5", "messageExpression": "'a is\\r%d'.format([self])"}],

@@ -45,8 +45,8 @@ def test_int64_wraps_as_go_does():
 def test_a_custom_resource_duration_in_days_reaches_the_rule(srv):  # noqa: F811
     coll = served(srv, spec_schema({"every": DURATION}, [
         {"rule": "self.every == duration('48h')", "message": "every must be two days"}]))
-    made = requests.post(coll, json=gadget("g1", {"every": "1 day 24 hours"}))
+    made = requests.post(coll, json=gadget(coll, "g1", {"every": "1 day 24 hours"}))
     assert made.status_code == 201, made.text
-    refused = requests.post(coll, json=gadget("g2", {"every": "1 week"}))
+    refused = requests.post(coll, json=gadget(coll, "g2", {"every": "1 week"}))
     assert refused.status_code == 422
     assert refused.json()["message"].endswith('spec: Invalid value: "object": every must be two days')

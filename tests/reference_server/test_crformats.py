@@ -73,14 +73,14 @@ def test_a_format_is_checked_after_the_type_and_before_the_enum():
 def test_a_bad_format_is_a_422_over_http(srv):  # noqa: F811
     coll = served(srv, spec_schema({"when": {"type": "string", "format": "date-time"},
                                     "every": {"type": "string", "format": "duration"}}))
-    message, causes = refused(requests.post(coll, json=gadget("g1", {"when": "yesterday", "every": "often"})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g1", {"when": "yesterday", "every": "often"})))
     assert message == ('[spec.every: Invalid value: "often": spec.every in body must be of type duration: "often", '
                        'spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: '
                        '"yesterday"]') or message == (
         '[spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday", '
         'spec.every: Invalid value: "often": spec.every in body must be of type duration: "often"]')
     assert {c["reason"] for c in causes} == {"FieldValueTypeInvalid"}
-    ok = requests.post(coll, json=gadget("g1", {"when": "2024-01-02T03:04:05Z", "every": "90s"}))
+    ok = requests.post(coll, json=gadget(coll, "g1", {"when": "2024-01-02T03:04:05Z", "every": "90s"}))
     assert ok.status_code == 201, ok.text
 
 
@@ -95,11 +95,11 @@ def test_uri_and_email_are_judged_by_go_over_http(srv):  # noqa: F811
     coll = served(srv, spec_schema({"link": {"type": "string", "format": "uri"},
                                     "mail": {"type": "string", "format": "email"}}))
     for i, (link, mail) in enumerate(zip(GO_ACCEPTS["uri"], GO_ACCEPTS["email"])):
-        ok = requests.post(coll, json=gadget(f"ok{i}", {"link": link, "mail": mail}))
+        ok = requests.post(coll, json=gadget(coll, f"ok{i}", {"link": link, "mail": mail}))
         assert ok.status_code == 201, ok.text
     for fmt, field in (("uri", "link"), ("email", "mail")):
         for value in GO_REFUSES[fmt]:
-            message, causes = refused(requests.post(coll, json=gadget("bad", {field: value})))
+            message, causes = refused(requests.post(coll, json=gadget(coll, "bad", {field: value})))
             assert message == (f'spec.{field}: Invalid value: "{value}": spec.{field} in body must be of type '
                                f'{fmt}: "{value}"')
             assert [c["reason"] for c in causes] == ["FieldValueTypeInvalid"]
@@ -109,8 +109,8 @@ def test_a_megabyte_uri_or_email_is_judged_without_stalling(srv):  # noqa: F811
     """Go's parsers are linear; so are gonet's, on a value as long as a request may carry."""
     coll = served(srv, spec_schema({"link": {"type": "string", "format": "uri"},
                                     "mail": {"type": "string", "format": "email"}}))
-    ok = requests.post(coll, json=gadget("big", {"link": "https://h/" + "%41" * 200_000,
+    ok = requests.post(coll, json=gadget(coll, "big", {"link": "https://h/" + "%41" * 200_000,
                                                  "mail": "x " * 200_000 + "<a@b>"}), timeout=60)
     assert ok.status_code == 201, ok.text[:300]
-    message, _ = refused(requests.post(coll, json=gadget("big2", {"mail": "a@b " + "(" * 500_000}), timeout=60))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "big2", {"mail": "a@b " + "(" * 500_000}), timeout=60))
     assert message.startswith("spec.mail: Invalid value: ")

@@ -60,7 +60,7 @@ def test_limits_print_as_gos_v(number, text):
 
 def test_over_http_and_ratcheted(srv):  # noqa: F811
     coll = served(srv, spec_schema({"name": {"type": "string"}, "size": {"type": "integer"}}))
-    assert requests.post(coll, json=gadget("g1", {"name": "toolong", "size": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"name": "toolong", "size": 1})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     crd_url = f"{srv.url}{CRDS}/gadgets.{group}"
     crd = requests.get(crd_url).json()
@@ -68,7 +68,7 @@ def test_over_http_and_ratcheted(srv):  # noqa: F811
     props["name"]["maxLength"] = 4
     props["size"]["minimum"] = 2
     assert requests.put(crd_url, json=crd).status_code == 200
-    message, causes = refused(requests.post(coll, json=gadget("g2", {"name": "toolong", "size": 2})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g2", {"name": "toolong", "size": 2})))
     assert message == "spec.name: Too long: may not be more than 4 bytes"
     assert causes == [{"reason": "FieldValueTooLong", "message": "Too long: may not be more than 4 bytes",
                        "field": "spec.name"}]

@@ -45,14 +45,14 @@ def test_duplicates(spec, errors):
 def test_over_http_and_ratcheted_as_a_whole(srv):  # noqa: F811
     coll = served(srv, spec_schema({"tags": {"type": "array", "items": {"type": "string"}},
                                     "size": {"type": "integer"}}))
-    assert requests.post(coll, json=gadget("g1", {"tags": ["a", "a"], "size": 1})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"tags": ["a", "a"], "size": 1})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     crd_url = f"{srv.url}{CRDS}/gadgets.{group}"
     crd = requests.get(crd_url).json()
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["tags"][
         "x-kubernetes-list-type"] = "set"
     assert requests.put(crd_url, json=crd).status_code == 200
-    message, causes = refused(requests.post(coll, json=gadget("g2", {"tags": ["b", "b"]})))
+    message, causes = refused(requests.post(coll, json=gadget(coll, "g2", {"tags": ["b", "b"]})))
     assert message == 'spec.tags[1]: Duplicate value: "b"' and causes[0]["reason"] == "FieldValueDuplicate"
     # the stored object breaks the rule: its updates are not checked for it
     r = requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"tags": ["a", "a", "c", "c"]}}), headers=MERGE)

@@ -87,7 +87,7 @@ def _stored_then_tightened(srv) -> tuple[str, str]:  # noqa: F811
     coll = served(srv, spec_schema({"mode": {"type": "string"}, "size": {"type": "integer"},
                                     "when": {"type": "string"}}, status={"type": "object", "properties": {
                                         "phase": {"type": "string"}, "at": {"type": "string"}}}))
-    made = requests.post(coll, json=gadget("g1", {"mode": "C", "size": 1, "when": "later"}))
+    made = requests.post(coll, json=gadget(coll, "g1", {"mode": "C", "size": 1, "when": "later"}))
     assert made.status_code == 201, made.text
     assert requests.put(f"{coll}/g1/status", json={**made.json(), "status": {"phase": "x", "at": "soon"}}
                         ).status_code == 200
@@ -114,7 +114,7 @@ def test_an_update_leaving_invalid_values_alone_is_accepted_without_a_warning(sr
     message, _ = refused(requests.patch(f"{coll}/g1", data=json.dumps({"spec": {"mode": "D"}}), headers=MERGE))
     assert message == 'spec.mode: Unsupported value: "D": supported values: "A", "B"'
     # a new object is not ratcheted
-    message, _ = refused(requests.post(coll, json=gadget("g2", {"mode": "C"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", {"mode": "C"})))
     assert message == 'spec.mode: Unsupported value: "C": supported values: "A", "B"'
 
 

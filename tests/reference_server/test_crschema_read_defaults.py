@@ -41,7 +41,7 @@ DEFAULTED = {"size": 1, "mode": "auto", "ports": [{"port": 80, "protocol": "TCP"
 
 def _stored_before_defaults(srv) -> tuple[str, str]:  # noqa: F811
     coll = served(srv, SCHEMA)
-    assert requests.post(coll, json=gadget("g1", {"size": 1, "ports": [{"port": 80}]})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"size": 1, "ports": [{"port": 80}]})).status_code == 201
     group = coll.split("/apis/")[1].split("/")[0]
     crd_url = f"{srv.url}{CRDS}/gadgets.{group}"
     return coll, crd_url
@@ -71,7 +71,7 @@ def test_watch_events_show_them(srv):  # noqa: F811
         first = json.loads(next(r.iter_lines()))
     assert first["type"] == "ADDED" and first["object"]["spec"] == DEFAULTED
     rv = requests.get(coll).json()["metadata"]["resourceVersion"]
-    requests.post(coll, json=gadget("g0", {"size": 0}))  # a later write, seen from an older resourceVersion too
+    requests.post(coll, json=gadget(coll, "g0", {"size": 0}))  # a later write, seen from an older resourceVersion too
     with requests.get(coll, params={"watch": "1", "timeoutSeconds": "5", "resourceVersion": rv}, stream=True,
                       timeout=30) as r:
         event = json.loads(next(r.iter_lines()))

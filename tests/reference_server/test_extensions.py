@@ -13,7 +13,7 @@ import requests
 from conformance.reference_server.wire import protobuf
 
 from .conftest import WatchReader, unique, wait_gone
-from tests.reference_server.crds import create_crd
+from tests.reference_server.crds import api_version_of, create_crd
 from tests.reference_server.ownserver import own_server
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -38,8 +38,8 @@ def crd(group: str, scope: str = "Namespaced") -> dict:
                                    "schema": {"openAPIV3Schema": schema}}]}}
 
 
-def widget(name: str, size=1, **meta) -> dict:
-    return {"apiVersion": "", "kind": "Widget", "metadata": {"name": name, **meta}, "spec": {"size": size}}
+def widget(url: str, name: str, size=1, **meta) -> dict:
+    return {"apiVersion": api_version_of(url), "kind": "Widget", "metadata": {"name": name, **meta}, "spec": {"size": size}}
 
 
 def new_group(http, base: str, scope: str = "Namespaced") -> str:
@@ -102,13 +102,13 @@ def test_custom_resource_verbs_schema_and_pruning(ext):
     http, base = requests.Session(), ext.url
     group, ns = new_group(http, base), new_namespace(http, base)
     coll = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
-    bad = http.post(coll, json=widget("w1", size="big"))
+    bad = http.post(coll, json=widget(coll, "w1", size="big"))
     assert bad.status_code == 422
     assert bad.json()["message"] == (f'Widget.{group} "w1" is invalid: spec.size: Invalid value: "string": '
                                      'spec.size in body must be of type integer: "string"')
-    missing = http.post(coll, json={"kind": "Widget", "metadata": {"name": "w1"}, "spec": {}})
+    missing = http.post(coll, json={"apiVersion": api_version_of(coll), "kind": "Widget", "metadata": {"name": "w1"}, "spec": {}})
     assert missing.status_code == 422 and "spec.size: Required value" in missing.json()["message"]
-    body = widget("w1", 3)
+    body = widget(coll, "w1", 3)
     body["spec"]["junk"] = True
     body["status"] = {"ignored": 1}
     created = http.post(coll, json=body)
@@ -125,8 +125,8 @@ def test_custom_resource_verbs_schema_and_pruning(ext):
     assert gone.status_code == 200 and gone.json()["details"] == {
         "name": "w1", "group": group, "kind": "widgets", "uid": obj["metadata"]["uid"]}
     assert http.get(f"{coll}/w1").status_code == 404
-    http.post(coll, json=widget("a"))
-    http.post(coll, json=widget("b"))
+    http.post(coll, json=widget(coll, "a"))
+    http.post(coll, json=widget(coll, "b"))
     assert len(http.delete(coll).json()["items"]) == 2
 
 
@@ -134,7 +134,7 @@ def test_cluster_scoped_custom_resource(ext):
     http, base = requests.Session(), ext.url
     group = new_group(http, base, scope="Cluster")
     coll = f"{base}/apis/{group}/v1/widgets"
-    created = http.post(coll, json=widget("c1"))
+    created = http.post(coll, json=widget(coll, "c1"))
     assert created.status_code == 201 and "namespace" not in created.json()["metadata"]
     assert http.get(f"{coll}/c1").json()["metadata"]["name"] == "c1"
     assert http.get(f"{base}/apis/{group}/v1/namespaces/default/widgets").status_code == 404
@@ -151,7 +151,7 @@ def test_custom_resources_answer_json_to_a_protobuf_first_accept(ext):
     http, base = requests.Session(), ext.url
     group = new_group(http, base, scope="Cluster")
     coll = f"{base}/apis/{group}/v1/widgets"
-    assert http.post(coll, json=widget("p1")).status_code == 201
+    assert http.post(coll, json=widget(coll, "p1")).status_code == 201
     pb = "application/vnd.kubernetes.protobuf"
     r = http.get(f"{coll}/p1", headers={"Accept": f"{pb},application/json"})
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/json" and r.json()["kind"] == "Widget"
@@ -172,7 +172,7 @@ def test_custom_resources_answer_json_to_a_protobuf_first_accept(ext):
 def test_same_plural_in_two_groups_is_two_resources(ext):
     http, base = requests.Session(), ext.url
     g1, g2, ns = new_group(http, base), new_group(http, base), new_namespace(http, base)
-    assert http.post(f"{base}/apis/{g1}/v1/namespaces/{ns}/widgets", json=widget("only-in-g1")).status_code == 201
+    assert http.post(f"{base}/apis/{g1}/v1/namespaces/{ns}/widgets", json=widget(f"{base}/apis/{g1}/v1/namespaces/{ns}/widgets", "only-in-g1")).status_code == 201
     assert http.get(f"{base}/apis/{g2}/v1/namespaces/{ns}/widgets").json()["items"] == []
 
 
@@ -180,12 +180,12 @@ def test_crd_deletion_deletes_resources_then_crd(ext):
     http, base = requests.Session(), ext.url
     group, ns = new_group(http, base), new_namespace(http, base)
     item = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/held"
-    assert http.post(item.rpartition("/")[0], json=widget("held", finalizers=["example.com/hold"])).status_code == 201
+    assert http.post(item.rpartition("/")[0], json=widget(item.rpartition("/")[0], "held", finalizers=["example.com/hold"])).status_code == 201
     deleted = http.delete(f"{base}{CRDS}/widgets.{group}").json()
     assert deleted["metadata"]["finalizers"] == ["customresourcecleanup.apiextensions.k8s.io"]
     assert cond(deleted, "Terminating")["reason"] == "InstanceDeletionPending"
     until(base, item[len(base):], lambda o: bool(o["metadata"].get("deletionTimestamp")), "instance deleted")
-    refused = http.post(item.rpartition("/")[0], json=widget("late"))
+    refused = http.post(item.rpartition("/")[0], json=widget(item.rpartition("/")[0], "late"))
     assert refused.status_code == 405
     assert refused.json()["message"] == "create not allowed while custom resource definition is terminating"
     http.patch(item, data=json.dumps({"metadata": {"finalizers": None}}), headers=MERGE)
@@ -200,8 +200,8 @@ def test_deleter_deletes_custom_resources_and_names_them(ext):
     http, base = requests.Session(), ext.url
     group, ns = new_group(http, base), new_namespace(http, base)
     coll = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
-    http.post(coll, json=widget("plain"))
-    http.post(coll, json=widget("held", finalizers=["example.com/hold"]))
+    http.post(coll, json=widget(coll, "plain"))
+    http.post(coll, json=widget(coll, "held", finalizers=["example.com/hold"]))
     http.delete(f"{base}/api/v1/namespaces/{ns}")
     got = until(base, f"/api/v1/namespaces/{ns}",
                 lambda o: (next((c for c in o["status"].get("conditions", [])
@@ -316,7 +316,7 @@ def test_custom_resources_refuse_strategic_merge_patch(ext):
     http, base = requests.Session(), ext.url
     group, ns = new_group(http, base), new_namespace(http, base)
     path = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
-    assert http.post(path, json={**widget("w"), "apiVersion": f"{group}/v1"}).status_code == 201
+    assert http.post(path, json=widget(path, "w")).status_code == 201
     accepted = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
     for ctype in ("application/strategic-merge-patch+json", "text/plain"):
         r = http.patch(f"{path}/w", data=json.dumps({"spec": {"size": 2}}), headers={"Content-Type": ctype})
@@ -363,7 +363,7 @@ def test_custom_resource_generation_counts_changes_but_to_metadata(ext):
     http, base = requests.Session(), ext.url
     group, ns = new_group(http, base), new_namespace(http, base)
     item = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets/w"
-    assert http.post(item.rsplit("/", 1)[0], json=widget("w", 1)).json()["metadata"]["generation"] == 1
+    assert http.post(item.rsplit("/", 1)[0], json=widget(item.rsplit("/", 1)[0], "w", 1)).json()["metadata"]["generation"] == 1
 
     def patch(path: str, body: dict) -> int:
         r = http.patch(path, data=json.dumps(body), headers=MERGE)
@@ -384,7 +384,7 @@ def test_custom_resources_read_at_a_resource_version_and_in_pages(ext):
     group = new_group(http, base)
     ns = new_namespace(http, base)
     url = f"{base}/apis/{group}/v1/namespaces/{ns}/widgets"
-    rvs = [http.post(url, json=widget(n)).json()["metadata"]["resourceVersion"] for n in ("a", "b")]
+    rvs = [http.post(url, json=widget(url, n)).json()["metadata"]["resourceVersion"] for n in ("a", "b")]
     assert http.delete(f"{url}/a").status_code == 200
     for params in ({"resourceVersion": rvs[1], "resourceVersionMatch": "Exact"}, {"resourceVersion": rvs[1],
                                                                                   "limit": "5"}):
@@ -392,8 +392,8 @@ def test_custom_resources_read_at_a_resource_version_and_in_pages(ext):
         assert [i["metadata"]["name"] for i in got["items"]] == ["a", "b"], params
     first = http.get(url, params={"limit": "1"}).json()
     assert [i["metadata"]["name"] for i in first["items"]] == ["b"] and "continue" not in first["metadata"]
-    assert http.post(url, json=widget("c")).status_code == 201
+    assert http.post(url, json=widget(url, "c")).status_code == 201
     first = http.get(url, params={"limit": "1"}).json()
-    assert http.post(url, json=widget("d")).status_code == 201
+    assert http.post(url, json=widget(url, "d")).status_code == 201
     second = http.get(url, params={"limit": "5", "continue": first["metadata"]["continue"]}).json()
     assert [i["metadata"]["name"] for i in first["items"] + second["items"]] == ["b", "c"]  # (d: after the snapshot)

@@ -32,9 +32,9 @@ def test_custom_resource_trio(crd_server: RunningServer) -> None:
     _established(base, group)
     objs = Objects(http, base, new_namespace(http, base))
     widgets = f"/apis/{group}/v1/namespaces/{objs.ns}/widgets"
-    owner = http.post(base + widgets, json={**widget("owner"), "apiVersion": f"{group}/v1"}).json()
+    owner = http.post(base + widgets, json={**widget(f"/apis/{group}/v1", "owner"), "apiVersion": f"{group}/v1"}).json()
     assert owner["metadata"]["uid"], owner
-    child = http.post(base + widgets, json={**widget("child", ownerReferences=[ref(owner, block=True)]),
+    child = http.post(base + widgets, json={**widget(f"/apis/{group}/v1", "child", ownerReferences=[ref(owner, block=True)]),
                                             "apiVersion": f"{group}/v1"}).json()
     objs.cm("grandchild", ref(child, block=True), finalizers=["example.com/hold"])
     r = http.delete(f"{base}{widgets}/owner", json={"propagationPolicy": "Foreground"})
@@ -53,7 +53,7 @@ def test_cluster_scoped_custom_resource_owns_namespaced_objects(crd_server: Runn
     _established(base, group)
     objs = Objects(http, base, new_namespace(http, base))
     owner: dict[str, Any] = http.post(f"{base}/apis/{group}/v1/widgets",
-                                      json={**widget("cluster-owner"), "apiVersion": f"{group}/v1"}).json()
+                                      json={**widget(f"/apis/{group}/v1", "cluster-owner"), "apiVersion": f"{group}/v1"}).json()
     objs.cm("owned", ref(owner))
     objs.barrier()
     assert objs.get(objs.path("owned")).status_code == 200
@@ -89,7 +89,7 @@ def test_first_crd_delete_marks_it_whatever_its_policy_later_ones_write_the_poli
     _established(base, group)
     objs = Objects(http, base, new_namespace(http, base))
     crd_path = f"{CRDS}/widgets.{group}"
-    held = {**widget("held", finalizers=["example.com/hold"]), "apiVersion": f"{group}/v1"}
+    held = {**widget(f"/apis/{group}/v1", "held", finalizers=["example.com/hold"]), "apiVersion": f"{group}/v1"}
     assert http.post(f"{base}/apis/{group}/v1/namespaces/{objs.ns}/widgets", json=held).status_code == 201
     kept = _crd_owned(http, base, objs, f"widgets.{group}", "kept")
     objs.barrier()

@@ -16,7 +16,7 @@ NEITHER = "name is neither a standard finalizer name nor is it fully qualified"
 
 def test_a_custom_resource_may_carry_an_unqualified_finalizer(srv):
     coll = served(srv, spec_schema({"a": {"type": "integer"}}))
-    body = gadget("g1", {"a": 1})
+    body = gadget(coll, "g1", {"a": 1})
     body["metadata"]["finalizers"] = [UNQUALIFIED]
     r = requests.post(coll, json=body)
     assert r.status_code == 201, r.text

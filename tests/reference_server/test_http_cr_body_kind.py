@@ -127,7 +127,9 @@ def test_another_kind_is_not_pruned(http: requests.Session, things: tuple[str, s
     """Another kind's unknown fields are no strict error (`unstructuredSchemaCoercer.apply` prunes the CRD's group
     and kind only): the strategy's 422."""
     group, base = things
-    r = _write(http, base, "update", {"apiVersion": f"{group}/v1", "kind": "Other", "metadata": {"name": "t"},
+    rv = http.get(f"{base}/t").json()["metadata"]["resourceVersion"]  # (AllowUnconditionalUpdate false, first)
+    r = _write(http, base, "update", {"apiVersion": f"{group}/v1", "kind": "Other",
+                                      "metadata": {"name": "t", "resourceVersion": rv},
                                       "spec": {"size": 5, "bogus": 6}}, fieldValidation="Strict")
     assert r.status_code == 422 and r.json()["details"]["kind"] == "Other", r.text
 

@@ -27,7 +27,7 @@ def base(http, url, namespaces) -> Iterator[str]:
     next(gen, None)
 
 
-SENT = ('{"kind": "EmbMeta", "metadata": {"name": "r"}, "spec": {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {'
+SENT = ('{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "r"}, "spec": {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": {'
         '"name": "p", "generation": 1.0, "deletionGracePeriodSeconds": 0, "resourceVersion": null,'
         '"creationTimestamp": "2020-01-02T03:04:05.5+01:00", "deletionTimestamp": "0001-01-01T00:00:00Z",'
         '"labels": {"b": null, "a": "x"}, "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", '
@@ -70,7 +70,7 @@ def test_embedded_metadata_reprinted(http, base) -> None:
     ('{"deletionTimestamp": "2020-02-30T00:00:00Z"}', 'parsing time "2020-02-30T00:00:00Z": day out of range'),
 ])
 def test_embedded_metadata_that_does_not_decode(http, base, meta: str, error: str) -> None:
-    body = ('{"kind": "EmbMeta", "metadata": {"name": "d"}, "spec": {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": %s}}}'
+    body = ('{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "d"}, "spec": {"t": {"apiVersion": "v1", "kind": "Pod", "metadata": %s}}}'
             % meta)
     st = status_of(http.post(base, data=body, headers=JSON))
     assert st["code"] == 400 and st["reason"] == "BadRequest", st
@@ -83,24 +83,24 @@ def test_root_metadata_decoded_so_too(http, base) -> None:
     """`unstructuredSchemaCoercer.apply` decodes the root's metadata with the same `GetObjectMetaWithOptions` and
     writes it back with `SetObjectMeta`: a null label or annotation value is "", a null owner reference pointer is
     gone, `generation: 1.0` decodes; what does not decode is the error itself, worded for the ObjectMeta alone."""
-    body = ('{"kind": "EmbMeta", "metadata": {"name": "root", "generation": 1.0, "labels": {"a": null}, "annotations": {"k": null}},'
+    body = ('{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "root", "generation": 1.0, "labels": {"a": null}, "annotations": {"k": null}},'
             '"spec": {"t": {"apiVersion": "v1", "kind": "Pod"}}}')
     r = http.post(base, data=body, headers=JSON)
     assert r.status_code == 201, r.text
     assert (r.json()["metadata"]["labels"], r.json()["metadata"]["annotations"]) == ({"a": ""}, {"k": ""})
     listed = http.get(base, params={"labelSelector": "a="}).json()["items"]
     assert [o["metadata"]["name"] for o in listed] == ["root"]
-    owned = ('{"kind": "EmbMeta", "metadata": {"name": "owned", "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", '
+    owned = ('{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "owned", "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", '
              '"name": "o", "uid": "u1", "controller": null}]}}')  # (the garbage collector deletes it later)
     r = http.post(base, data=owned, headers=JSON)
     assert r.status_code == 201, r.text
     assert r.json()["metadata"]["ownerReferences"] == [{"apiVersion": "v1", "kind": "ConfigMap", "name": "o",
                                                         "uid": "u1"}]
-    st = status_of(http.post(base, data='{"kind": "EmbMeta", "metadata": {"name": 5}}', headers=JSON))
+    st = status_of(http.post(base, data='{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": 5}}', headers=JSON))
     assert st["code"] == 400 and st["message"] == (
         'EmbMeta in version "v1" cannot be handled as a EmbMeta: json: cannot unmarshal number into Go struct field '
         'ObjectMeta.name of type string'), st
-    st = status_of(http.post(base, data='{"kind": "EmbMeta", "metadata": {"name": "g", "generation": 1e20}}', headers=JSON))
+    st = status_of(http.post(base, data='{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "g", "generation": 1e20}}', headers=JSON))
     assert st["message"].endswith(': json: cannot unmarshal number 100000000000000000000 into Go struct field '
                                   'ObjectMeta.generation of type int64'), st
     r = http.patch(f"{base}/root", data='[{"op": "add", "path": "/metadata/labels/b", "value": null}]',
@@ -112,7 +112,7 @@ def test_root_metadata_decoded_so_too(http, base) -> None:
 def test_spec_of_the_wrong_type_is_the_schemas_business(http, base) -> None:
     """A custom resource has no Go type for its `spec`: one that is no object is refused by its schema (422), not
     by a decoder."""
-    st = status_of(http.post(base, data='{"kind": "EmbMeta", "metadata": {"name": "s"}, "spec": 5}', headers=JSON))
+    st = status_of(http.post(base, data='{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "s"}, "spec": 5}', headers=JSON))
     assert st["code"] == 422 and st["details"]["causes"] == [
         {"reason": "FieldValueTypeInvalid", "message": 'Invalid value: "integer": spec in body must be of type '
                                                        'object: "integer"', "field": "spec"}], st
@@ -132,9 +132,9 @@ def test_admission_sees_the_root_metadata_as_decoded(http, url, base) -> None:
         "policyName": name, "validationActions": ["Deny"]}})
     assert r.status_code == 201, r.text
     try:
-        r = http.post(base, data='{"kind": "EmbMeta", "metadata": {"name": "adm", "labels": {"a": null}}}', headers=JSON)
+        r = http.post(base, data='{"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "adm", "labels": {"a": null}}}', headers=JSON)
         assert r.status_code == 201, r.text
-        assert status_of(http.post(base, json={"kind": "EmbMeta", "metadata": {"name": "adm2", "labels": {"a": "x"}}}))["code"] == 422
+        assert status_of(http.post(base, json={"apiVersion": "embmeta.example.com/v1", "kind": "EmbMeta", "metadata": {"name": "adm2", "labels": {"a": "x"}}}))["code"] == 422
     finally:
         http.delete(f"{ar}/validatingadmissionpolicybindings/{name}")
         http.delete(f"{ar}/validatingadmissionpolicies/{name}")
@@ -154,7 +154,7 @@ def test_stored_object_read_under_a_schema_that_marks_it_embedded(http, url, nam
         base = f"{url}/apis/{group}/v1/namespaces/{ns}/embreads"
         stored = {"kind": 5, "metadata": {"name": "p", "creationTimestamp": "2020-01-01T01:00:00+01:00", "x": 1,
                                           "generation": "bad"}}
-        r = http.post(base, json={"kind": "EmbRead", "metadata": {"name": "r"}, "spec": {"t": stored}})
+        r = http.post(base, json={"apiVersion": f"{group}/v1", "kind": "EmbRead", "metadata": {"name": "r"}, "spec": {"t": stored}})
         assert r.status_code == 201 and r.json()["spec"]["t"] == stored, r.text
         crd = http.get(f"{url}{CRDS}/embreads.{group}").json()
         crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["t"] = {

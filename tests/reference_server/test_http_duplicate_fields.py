@@ -137,7 +137,7 @@ def test_custom_resource_repeats_before_unknown_fields(http, url, namespaces):
     r = create_crd(http, url, schemaless_crd("dup.example.com", "dupthings", "DupThing"))
     assert r.status_code in (201, 409), r.text
     base = f"{url}/apis/dup.example.com/v1/namespaces/{ns}/dupthings"
-    body = '{"kind":"DupThing","metadata":{"name":"t","bogus":1},"spec":{"a":{"b":1,"b":2},"a":3},"x":[{"y":1,"y":2}]}'
+    body = '{"apiVersion":"dup.example.com/v1","kind":"DupThing","metadata":{"name":"t","bogus":1},"spec":{"a":{"b":1,"b":2},"a":3},"x":[{"y":1,"y":2}]}'
     st = status_of(http.post(base, params=STRICT, data=body, headers=JSON_BODY))
     assert st["code"] == 400
     assert st["message"].endswith('strict decoding error: duplicate field "spec.a.b", duplicate field "spec.a", '

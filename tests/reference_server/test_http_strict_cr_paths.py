@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 from .conftest import status_of
-from .crds import create_crd, delete_crd, schemaless_crd
+from .crds import api_version_of, create_crd, delete_crd, schemaless_crd
 from .test_http_duplicate_fields import JSON_BODY, STRICT, warnings_of
 
 SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
@@ -46,7 +46,7 @@ def unk_crd(http, url) -> Iterator[None]:
 def _strict_then_warn(http, base: str, kind: str, body: dict, errors: list[str]):
     """POST `body` (named `kind`, as a custom resource's body must be) under Strict (a 400 naming `errors`, in
     order), then under Warn (created, one warning each)."""
-    body = {"kind": kind, **body}
+    body = {"apiVersion": api_version_of(base), "kind": kind, **body}
     st = status_of(http.post(base, params=STRICT, data=json.dumps(body), headers=JSON_BODY))
     assert st["code"] == 400
     assert st["message"] == (f'{kind} in version "v1" cannot be handled as a {kind}: strict decoding error: '
@@ -67,7 +67,7 @@ def test_patch_strict(http, url, namespaces, unk_crd):
     """A merge patch's result: the same errors, 422 on `patch` (patch.go `applyPatchToCurrentObject`)."""
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/unk.example.com/v1/namespaces/{ns}/unkthings"
-    assert http.post(base, json={"kind": "UnkThing", "metadata": {"name": "p"}, "spec": {"a": 1}}).status_code == 201
+    assert http.post(base, json={"apiVersion": "unk.example.com/v1", "kind": "UnkThing", "metadata": {"name": "p"}, "spec": {"a": 1}}).status_code == 201
     st = status_of(http.patch(f"{base}/p", params=STRICT, data='{"spec":{"l":[{"n\\\\":1}],"b":2}}',
                               headers={"Content-Type": "application/merge-patch+json"}))
     assert st["code"] == 422 and st["details"]["causes"][0]["field"] == "patch"
@@ -123,7 +123,7 @@ def test_embedded_metadata_patch_strict(http, url, namespaces, emb_crd):
     """A merge patch's result: the embedded metadata's unknown fields after the pruned ones, 422 on `patch`."""
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/emb.example.com/v1/namespaces/{ns}/embthings"
-    assert http.post(base, json={"kind": "EmbThing", "metadata": {"name": "p"}, "spec": {"t": {**TYPE, "metadata": {"name": "a"}}}}
+    assert http.post(base, json={"apiVersion": "emb.example.com/v1", "kind": "EmbThing", "metadata": {"name": "p"}, "spec": {"t": {**TYPE, "metadata": {"name": "a"}}}}
                      ).status_code == 201
     st = status_of(http.patch(f"{base}/p", params=STRICT, data='{"spec":{"t":{"metadata":{"x":1}},"b":2}}',
                               headers={"Content-Type": "application/merge-patch+json"}))
@@ -137,7 +137,7 @@ def test_root_metadata_nested_unknown_fields(http, url, namespaces, unk_crd):
     reference's unknown field is named at its depth, and dropped."""
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/unk.example.com/v1/namespaces/{ns}/unkthings"
-    body = {"kind": "UnkThing", "metadata": {"name": "o", "ownerReferences": [{**OWNER, "x": 1}]}, "spec": {"a": 1}}
+    body = {"apiVersion": "unk.example.com/v1", "kind": "UnkThing", "metadata": {"name": "o", "ownerReferences": [{**OWNER, "x": 1}]}, "spec": {"a": 1}}
     st = status_of(http.post(base, params=STRICT, data=json.dumps(body), headers=JSON_BODY))
     assert st["message"].endswith('strict decoding error: unknown field "metadata.ownerReferences[0].x"'), st
     r = http.post(base, data=json.dumps(body), headers=JSON_BODY)
@@ -151,7 +151,7 @@ def test_embedded_resource_validated(http, url, namespaces, emb_crd):
     required, the metadata a valid ObjectMeta whose name is a path segment), a 422 with the others' errors."""
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/emb.example.com/v1/namespaces/{ns}/embthings"
-    body = {"kind": "EmbThing", "metadata": {"name": "v"}, "spec": {"t": {"kind": "Pod", "metadata": {"name": "a/b"}}}}
+    body = {"apiVersion": "emb.example.com/v1", "kind": "EmbThing", "metadata": {"name": "v"}, "spec": {"t": {"kind": "Pod", "metadata": {"name": "a/b"}}}}
     st = status_of(http.post(base, json=body))
     assert st["code"] == 422 and st["reason"] == "Invalid", st
     assert [(c["reason"], c["field"]) for c in st["details"]["causes"]] == [
@@ -170,7 +170,7 @@ def test_embedded_resource_not_validated_on_status(http, url, namespaces, emb_st
     `apiVersion` is taken on `/status` (its metadata still coerced), refused on the main resource."""
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/embst.example.com/v1/namespaces/{ns}/embstats"
-    made = http.post(base, json={"kind": "EmbStat", "metadata": {"name": "s"}})
+    made = http.post(base, json={"apiVersion": "embst.example.com/v1", "kind": "EmbStat", "metadata": {"name": "s"}})
     assert made.status_code == 201, made.text
     status = {"t": {"kind": "Pod", "metadata": {"name": "p", "x": 1}}}
     r = http.put(f"{base}/s/status", json={**made.json(), "status": status})
@@ -186,13 +186,13 @@ def test_embedded_metadata_that_does_not_decode(http, url, namespaces, emb_crd):
     before any strict one: create.go's 400 `cannot be handled as`, a patch's 422 on `patch` (patch.go)."""
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/emb.example.com/v1/namespaces/{ns}/embthings"
-    body = {"kind": "EmbThing", "metadata": {"name": "d"}, "spec": {"z": 1, "t": {**TYPE, "metadata": {"name": 5, "x": 1}}}}
+    body = {"apiVersion": "emb.example.com/v1", "kind": "EmbThing", "metadata": {"name": "d"}, "spec": {"z": 1, "t": {**TYPE, "metadata": {"name": 5, "x": 1}}}}
     st = status_of(http.post(base, params=STRICT, json=body))
     assert st["code"] == 400 and st["reason"] == "BadRequest", st
     assert st["message"] == ('EmbThing in version "v1" cannot be handled as a EmbThing: spec.t.metadata: Invalid '
                              'value: map[string]interface {}{"name":5, "x":1}: json: cannot unmarshal number into '
                              'Go struct field ObjectMeta.name of type string'), st["message"]
-    assert http.post(base, json={"kind": "EmbThing", "metadata": {"name": "d"}, "spec": {"t": TYPE}}).status_code == 201
+    assert http.post(base, json={"apiVersion": "emb.example.com/v1", "kind": "EmbThing", "metadata": {"name": "d"}, "spec": {"t": TYPE}}).status_code == 201
     st = status_of(http.patch(f"{base}/d", data='{"spec":{"t":{"kind":3}}}',
                               headers={"Content-Type": "application/merge-patch+json"}))
     assert st["code"] == 422 and st["details"]["causes"][0]["field"] == "patch", st

@@ -37,10 +37,9 @@ def decoded(probe: dict[str, Any], api_version: str, kind: str, decode: Callable
     """`probe` through `decode` (http/decode.py `decode_value`, whose checks judge the route's core-style kind)
     with the `apiVersion` and `kind` it holds kept as they are (`kind` a string: `custom_kind_error` passed it).
     An `apiVersion` that is no string, or has more than one `/`, is left for `decode` to refuse (`Interpret`).
-    One naming no group-version (absent, `null`, `""`, `"/"`) is the route's `api_version` here (a README gap:
-    upstream reads the empty group-version, neither pruned nor accepted: `AcceptsGroupVersion`'s 400 `()`)."""
-    if isinstance(probe.get("apiVersion", ""), (str, type(None))) and data_gvk(probe)[:2] == ("", ""):
-        probe["apiVersion"] = api_version
+    One naming no group-version (absent, `null`, `""`, `"/"`) stays so, as upstream's `Unstructured` reads it
+    (json.go `Decode`, TODO(109023): `kind` required, `apiVersion` not): neither pruned nor accepted,
+    `refuse_other_version`'s 400 `()`."""
     kept = {k: probe[k] for k in ("apiVersion", "kind") if k in probe}
     version = probe.get("apiVersion")
     if isinstance(version, str) and version.count("/") <= 1:

@@ -181,10 +181,10 @@ def test_a_crd_rule_sees_cel_gos_arithmetic(srv):  # noqa: F811
         {"rule": "duration(self.window) + duration('2562047h') > duration('0s')"},
         {"rule": "self.window != '1s1ns'", "messageExpression": "string(duration(self.window))"},
     ]))
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"window": "2562047h"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"window": "2562047h"})))
     assert message == ('spec: Invalid value: "object": integer overflow evaluating rule: '
                        "duration(self.window) + duration('2562047h') > duration('0s')")
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"window": "1s1ns"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"window": "1s1ns"})))
     assert message == 'spec: Invalid value: "object": 1.000000001s'
 
 
@@ -194,6 +194,6 @@ def test_a_crd_rule_over_duration_fields_checks_their_sum(srv):  # noqa: F811
     coll = served(srv, spec_schema({"a": {"type": "string", "format": "duration", "maxLength": 32},
                                     "b": {"type": "string", "format": "duration", "maxLength": 32}},
                                    [{"rule": "self.a + self.b != self.a"}]))
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"a": "2562047h", "b": "2562047h"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"a": "2562047h", "b": "2562047h"})))
     assert message == 'spec: Invalid value: "object": integer overflow evaluating rule: self.a + self.b != self.a'
-    assert requests.post(coll, json=gadget("g1", {"a": "1h", "b": "1s"})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"a": "1h", "b": "1s"})).status_code == 201

@@ -31,20 +31,20 @@ def test_a_crd_pattern_go_refuses_is_answered_with_gos_error(srv, pattern, error
 def test_custom_resource_strings_are_matched_with_gos_semantics(srv):
     coll = served(srv, spec_schema({"s": {"type": "string", "pattern": "^a$"},
                                     "g": {"type": "string", "pattern": r"^\p{Greek}+$"}}))
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"s": "a\n"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"s": "a\n"})))
     assert message == "spec.s: Invalid value: \"a\\n\": spec.s in body should match '^a$'"
-    message, _ = refused(requests.post(coll, json=gadget("g1", {"g": "abc"})))
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g1", {"g": "abc"})))
     assert message == "spec.g: Invalid value: \"abc\": spec.g in body should match '^\\p{Greek}+$'"
-    assert requests.post(coll, json=gadget("g1", {"s": "a", "g": "αβγ"})).status_code == 201
+    assert requests.post(coll, json=gadget(coll, "g1", {"s": "a", "g": "αβγ"})).status_code == 201
 
 
 def test_cel_matches_runs_gos_regexp(srv):
     coll = served(srv, spec_schema({"s": {"type": "string"}, "n": {"type": "string"}}, [
         {"rule": r"!has(self.s) || self.s.matches('^\\Qa.b\\E$')", "message": "s is not a.b"},
         {"rule": r"!has(self.n) || self.n.matches('^\\d+$')", "message": "n is not ASCII digits"}]))
-    assert requests.post(coll, json=gadget("g1", {"s": "a.b", "n": "123"})).status_code == 201
-    message, _ = refused(requests.post(coll, json=gadget("g2", {"s": "axb"})))
+    assert requests.post(coll, json=gadget(coll, "g1", {"s": "a.b", "n": "123"})).status_code == 201
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g2", {"s": "axb"})))
     assert message == 'spec: Invalid value: "object": s is not a.b'
-    message, _ = refused(requests.post(coll, json=gadget("g3", {"n": "١٢٣"})))  # Arabic-Indic digits: not Go's \d
+    message, _ = refused(requests.post(coll, json=gadget(coll, "g3", {"n": "١٢٣"})))  # Arabic-Indic digits: not Go's \d
     assert message == 'spec: Invalid value: "object": n is not ASCII digits'
 

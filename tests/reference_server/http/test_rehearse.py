@@ -15,7 +15,7 @@ from conformance.reference_server.registry import crschema
 
 from ..conftest import unique
 from ..holding import WAIT, Held, answers
-from tests.reference_server.crds import create_crd
+from tests.reference_server.crds import api_version_of, create_crd
 from tests.reference_server.ownserver import own_server
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -56,8 +56,8 @@ def meanwhile(srv: RunningServer, gadgets: str, name: str) -> None:
     srv.server.ctx.store.guaranteed_update(*where(gadgets), name, label)
 
 
-def gadget(name: str, **meta: Any) -> dict[str, Any]:
-    return {"apiVersion": "", "kind": "Gadget", "metadata": {"name": name, **meta}, "spec": {"s": BIG}}
+def gadget(url: str, name: str, **meta: Any) -> dict[str, Any]:
+    return {"apiVersion": api_version_of(url), "kind": "Gadget", "metadata": {"name": name, **meta}, "spec": {"s": BIG}}
 
 
 def test_other_clients_are_served_while_a_long_validation_runs(srv, gadgets, monkeypatch):
@@ -76,7 +76,7 @@ def test_other_clients_are_served_while_a_long_validation_runs(srv, gadgets, mon
         assert b'"ADDED"' in line and b'"meanwhile"' in line
         assert requests.get(f"{gadgets}/g1", timeout=5).status_code == 404  # nothing stored before the commit
     try:
-        created = held.request("POST", gadgets, meanwhile_others, json=gadget("g1"))
+        created = held.request("POST", gadgets, meanwhile_others, json=gadget(gadgets, "g1"))
     finally:
         watch.close()
     assert created.status_code == 201, created.text
@@ -85,8 +85,8 @@ def test_other_clients_are_served_while_a_long_validation_runs(srv, gadgets, mon
 
 
 def test_an_update_whose_object_changed_meanwhile_is_a_conflict(srv, gadgets, monkeypatch):
-    first = requests.post(gadgets, json=gadget("g2")).json()
-    body = gadget("g2", resourceVersion=first["metadata"]["resourceVersion"], labels={"put": "yes"})
+    first = requests.post(gadgets, json=gadget(gadgets, "g2")).json()
+    body = gadget(gadgets, "g2", resourceVersion=first["metadata"]["resourceVersion"], labels={"put": "yes"})
     r = Held(monkeypatch, crschema, "validate_custom_resource").request(
         "PUT", f"{gadgets}/g2", lambda: meanwhile(srv, gadgets, "g2"), json=body)
     assert r.status_code == 409, r.text
@@ -96,7 +96,7 @@ def test_an_update_whose_object_changed_meanwhile_is_a_conflict(srv, gadgets, mo
 
 
 def test_a_patch_is_applied_again_to_the_state_written_meanwhile(srv, gadgets, monkeypatch):
-    requests.post(gadgets, json=gadget("g3"))
+    requests.post(gadgets, json=gadget(gadgets, "g3"))
     r = Held(monkeypatch, crschema, "validate_custom_resource").request(
         "PATCH", f"{gadgets}/g3", lambda: meanwhile(srv, gadgets, "g3"),
         json={"metadata": {"labels": {"patched": "yes"}}}, headers={"Content-Type": "application/merge-patch+json"})
@@ -110,11 +110,11 @@ def test_a_small_custom_resource_is_not_rehearsed(srv, gadgets, monkeypatch):
 
     original = rehearse._rehearse
     monkeypatch.setattr(rehearse, "_rehearse", lambda *a: calls.append(a) or original(*a))
-    body = gadget("small")
+    body = gadget(gadgets, "small")
     body["spec"]["s"] = "aaa"
     assert requests.post(gadgets, json=body).status_code == 201
     assert not calls
-    assert requests.post(gadgets, json=gadget("large")).status_code == 201
+    assert requests.post(gadgets, json=gadget(gadgets, "large")).status_code == 201
     assert len(calls) == 1
 
 
@@ -123,11 +123,11 @@ def test_a_request_that_times_out_during_its_rehearsal_is_never_stored(srv, gadg
     # the request's deadline answers while the rehearsal is held (WithRequestDeadline's 504): the response is
     # read before the function is released
     r = held.request("POST", gadgets, lambda: None, answered_first=True, params={"timeout": "1s"},
-                     json=gadget("late"))
+                     json=gadget(gadgets, "late"))
     assert r.status_code == 504, r.text
     assert r.json()["reason"] == "Timeout"
     # the rehearsal thread takes writes in turn: once the next rehearsed write is done, the held one is over too
-    assert requests.post(gadgets, json=gadget("next")).status_code == 201
+    assert requests.post(gadgets, json=gadget(gadgets, "next")).status_code == 201
     assert requests.get(f"{gadgets}/late").status_code == 404
 
 
