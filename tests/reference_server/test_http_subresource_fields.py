@@ -195,8 +195,8 @@ def test_merge_patch_prunes_nulls_inside_new_lists(http, url, namespaces):
 def _patch_nulls(http, url, namespaces) -> None:
     ns = namespaces.create()["metadata"]["name"]
     base = f"{url}/apis/nulls.example.com/v1/namespaces/{ns}/nullthings"
-    assert http.post(base, json={"kind": "NullThing", "metadata": {"name": "n"}, "o": {"k": 1}, "s": "x"}
-                     ).status_code == 201
+    assert http.post(base, json={"apiVersion": "nulls.example.com/v1", "kind": "NullThing", "metadata": {"name": "n"},
+                                 "o": {"k": 1}, "s": "x"}).status_code == 201
     r = http.patch(f"{base}/n", headers=MERGE, data='{"l":[{"a":null,"b":[{"c":null}]},null],"s":[{"d":null}],'
                                                     '"o":[{"e":null}]}')
     assert r.status_code == 200, r.text
