@@ -3,6 +3,9 @@ kube-apiserver's naming and establishing controllers have made it Established, b
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Callable
 
 import requests
@@ -93,3 +96,33 @@ def api_version_of(url: str) -> str:
     _, _, rest = url.partition("/apis/")
     group, version = rest.split("/")[:2]
     return f"{group}/{version}"
+
+
+def integer_spec_schema(*fields: str) -> dict[str, Any]:
+    """A version's schema: `spec` with integer `fields`, `status` kept whole."""
+    return {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {f: {"type": "integer"} for f in fields}},
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}
+
+
+@contextmanager
+def two_version_things(http: Any, base: str, ns: str, prefix: str) -> Iterator[tuple[str, str]]:
+    """A CRD of two served versions (`v1` stored: `spec.size`, `spec.color`; `v2`: `spec.size`; both with
+    `/status`), conversion `None`, and one object `t` created in v1 in `ns`; yields (its group, the v1 collection
+    URL), the CRD deleted after."""
+    group = f"{prefix}-{uuid.uuid4().hex[:8]}.example.com"
+    body = {"metadata": {"name": f"things.{group}"},
+            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "schema": integer_spec_schema("size", "color"), "subresources": {"status": {}}},
+                                  {"name": "v2", "served": True, "storage": False,
+                                   "schema": integer_spec_schema("size"), "subresources": {"status": {}}}]}}
+    assert create_crd(http, base, body).status_code == 201
+    things = f"{base}/apis/{group}/v1/namespaces/{ns}/things"
+    r = http.post(things, json={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "t"},
+                                "spec": {"size": 1, "color": 2}})
+    assert r.status_code == 201, r.text
+    try:
+        yield group, things
+    finally:
+        http.delete(f"{base}{CRDS}/things.{group}")

@@ -14,37 +14,15 @@ from typing import Any
 import pytest
 import requests
 
-from .conftest import NamespaceFactory, unique
-from .crds import CRDS, create_crd
-
-
-def _schema(*fields: str) -> dict[str, Any]:
-    return {"openAPIV3Schema": {"type": "object", "properties": {
-        "spec": {"type": "object", "properties": {f: {"type": "integer"} for f in fields}},
-        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}
+from .conftest import NamespaceFactory
+from .crds import two_version_things
 
 
 @pytest.fixture
 def things(http: requests.Session, url: str, namespaces: NamespaceFactory) -> Iterator[tuple[str, str]]:
-    """A CRD of two served versions (`v1` stored: `spec.size`, `spec.color`; `v2`: `spec.size`; both with
-    `/status`), conversion `None`, and one object `t` in v1; yields (its group, the v1 collection URL)."""
-    ns = namespaces.create("crbk")["metadata"]["name"]
-    group = f"{unique('crbk')}.example.com"
-    body = {"metadata": {"name": f"things.{group}"},
-            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
-                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": _schema("size", "color"),
-                                   "subresources": {"status": {}}},
-                                  {"name": "v2", "served": True, "storage": False, "schema": _schema("size"),
-                                   "subresources": {"status": {}}}]}}
-    assert create_crd(http, url, body).status_code == 201
-    base = f"{url}/apis/{group}/v1/namespaces/{ns}/things"
-    r = http.post(base, json={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "t"},
-                              "spec": {"size": 1, "color": 2}})
-    assert r.status_code == 201, r.text
-    try:
-        yield group, base
-    finally:
-        http.delete(f"{url}{CRDS}/things.{group}")
+    """`crds.two_version_things` in a namespace of its own: (its group, the v1 collection URL)."""
+    with two_version_things(http, url, namespaces.create("crbk")["metadata"]["name"], "crbk") as made:
+        yield made
 
 
 def _bad_request(message: str) -> dict[str, Any]:

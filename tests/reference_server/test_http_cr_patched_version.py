@@ -8,45 +8,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 import requests
 
 from .conftest import NamespaceFactory, unique
-from .crds import CRDS, create_crd
+from .crds import CRDS, create_crd, integer_spec_schema, two_version_things
 
 JSON_PATCH = {"Content-Type": "application/json-patch+json"}
 MERGE_PATCH = {"Content-Type": "application/merge-patch+json"}
 
 
-def _schema(*fields: str) -> dict[str, Any]:
-    return {"openAPIV3Schema": {"type": "object", "properties": {
-        "spec": {"type": "object", "properties": {f: {"type": "integer"} for f in fields}},
-        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}
-
-
 @pytest.fixture
 def things(http: requests.Session, url: str, namespaces: NamespaceFactory) -> Iterator[tuple[str, str]]:
-    """A CRD of two served versions (`v1` stored: `spec.size`, `spec.color`; `v2`: `spec.size`; both with
-    `/status`), conversion `None`, and one object `t` created in v1; yields (its group, the v1 collection URL)."""
-    ns = namespaces.create("crpv")["metadata"]["name"]
-    group = f"{unique('crpv')}.example.com"
-    body = {"metadata": {"name": f"things.{group}"},
-            "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
-                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": _schema("size", "color"),
-                                   "subresources": {"status": {}}},
-                                  {"name": "v2", "served": True, "storage": False, "schema": _schema("size"),
-                                   "subresources": {"status": {}}}]}}
-    assert create_crd(http, url, body).status_code == 201
-    base = f"{url}/apis/{group}/v1/namespaces/{ns}/things"
-    r = http.post(base, json={"apiVersion": f"{group}/v1", "kind": "Thing", "metadata": {"name": "t"},
-                              "spec": {"size": 1, "color": 2}})
-    assert r.status_code == 201, r.text
-    try:
-        yield group, base
-    finally:
-        http.delete(f"{url}{CRDS}/things.{group}")
+    """`crds.two_version_things` in a namespace of its own: (its group, the v1 collection URL)."""
+    with two_version_things(http, url, namespaces.create("crpv")["metadata"]["name"], "crpv") as made:
+        yield made
 
 
 def _cause(field: str, value: str, must: str) -> dict[str, str]:
@@ -99,7 +76,7 @@ def test_a_patch_that_leaves_no_version_is_an_internal_error(http: requests.Sess
                             "details": {"causes": [{"message": why}]}, "code": 500}, r.text
 
 
-def test_strict_decoding_prunes_with_the_named_versions_schema(http: requests.Session, things: tuple[str, str]
+def test_strict_decoding_prunes_with_the_named_versionsinteger_spec_schema(http: requests.Session, things: tuple[str, str]
                                                                ) -> None:
     """`unstructuredSchemaCoercer.apply` prunes with `structuralSchemas[gv.Version]` when the group and kind are
     the CR's: v2's schema has no `spec.color` (an unknown field under `Strict`, before the strategy), an unknown
@@ -147,8 +124,8 @@ def test_an_object_an_older_storage_version_wrote_is_patched_in_the_request_s_ve
     group = f"{unique('crpv')}.example.com"
     body = {"metadata": {"name": f"things.{group}"},
             "spec": {"group": group, "scope": "Namespaced", "names": {"plural": "things", "kind": "Thing"},
-                     "versions": [{"name": "v1", "served": True, "storage": False, "schema": _schema("a", "b")},
-                                  {"name": "v1beta1", "served": True, "storage": True, "schema": _schema("a", "b")}]}}
+                     "versions": [{"name": "v1", "served": True, "storage": False, "schema": integer_spec_schema("a", "b")},
+                                  {"name": "v1beta1", "served": True, "storage": True, "schema": integer_spec_schema("a", "b")}]}}
     assert create_crd(http, url, body).status_code == 201
     try:
         base = f"{url}/apis/{group}/v1/namespaces/{ns}/things"
